@@ -1,0 +1,75 @@
+"""What the harness needs from a device: one adapter per device type, found through the registry."""
+
+from __future__ import annotations
+
+import contextlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Iterator
+
+import torch
+
+
+@dataclass(frozen=True)
+class Availability:
+    ok: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """Provenance: what the device is, keyed by capability rather than marketing name alone."""
+
+    type: str
+    name: str
+    arch: str
+    count: int
+
+
+class DeviceAdapter(ABC):
+    """Device-specific behaviour behind one interface; common code never imports an adapter directly."""
+
+    type: str
+    # Peak memory as the community reads it on this device ("" where it cannot be read: compression 0).
+    memory_method: str = ""
+
+    @abstractmethod
+    def availability(self) -> Availability: ...
+
+    @abstractmethod
+    def info(self) -> DeviceInfo: ...
+
+    def synchronize(self) -> None:
+        """Waits for queued device work (a no-op on the host)."""
+
+    def reset_peak_memory(self) -> None:
+        """Starts a new peak-memory window."""
+
+    def peak_memory_gb(self) -> float:
+        """Peak memory since the last reset, in GB (1e9 bytes); 0 where unmeasurable."""
+        return 0.0
+
+    def empty_cache(self) -> None:
+        """Returns cached allocator blocks to the device."""
+
+    def is_oom(self, exc: BaseException) -> bool:
+        return isinstance(exc, torch.OutOfMemoryError)
+
+    @property
+    def default_amp_dtype(self) -> torch.dtype:
+        """The dtype torch.autocast picks on this device when none is given (the community's "amp")."""
+        return torch.get_autocast_dtype(self.type)
+
+    @property
+    def has_optimizer(self) -> bool:
+        """The community creates an optimizer for training only on accelerators, never on CPU."""
+        return True
+
+    @contextlib.contextmanager
+    def determinism(self) -> Iterator[None]:
+        """Device knobs that make repeated eager runs bit-identical (and are not Dynamo guards)."""
+        yield
+
+    def visible_devices_env(self) -> str:
+        """The environment variable that pins a process to some devices of this type ("" if none)."""
+        return ""

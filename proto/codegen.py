@@ -1,0 +1,42 @@
+"""Makes `parity.v1.results_pb2` importable outside Bazel (plain pytest, the CLI on a GPU machine).
+
+Bazel generates the module with a genrule; elsewhere it is generated into <repo>/.gen with
+grpcio-tools' protoc, or taken from a .gen folder that was generated on another machine and carried.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PROTO_ROOT = REPO_ROOT / "proto"
+GEN_ROOT = REPO_ROOT / ".gen"
+SCHEMAS = ("parity/v1/results.proto",)
+
+
+def ensure_generated() -> None:
+    if importlib.util.find_spec("parity") is None or importlib.util.find_spec("parity.v1.results_pb2") is None:
+        if _stale():
+            _generate()
+        if str(GEN_ROOT) not in sys.path:
+            sys.path.insert(0, str(GEN_ROOT))
+
+
+def _stale() -> bool:
+    for schema in SCHEMAS:
+        generated = GEN_ROOT / schema.replace(".proto", "_pb2.py")
+        if not generated.exists() or generated.stat().st_mtime < (PROTO_ROOT / schema).stat().st_mtime:
+            return True
+    return False
+
+
+def _generate() -> None:
+    GEN_ROOT.mkdir(exist_ok=True)
+    cmd = [sys.executable, "-m", "grpc_tools.protoc", f"--proto_path={PROTO_ROOT}", f"--python_out={GEN_ROOT}", *SCHEMAS]
+    done = subprocess.run(cmd, cwd=PROTO_ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"protoc failed ({' '.join(cmd)}): {done.stderr.strip()} -- install grpcio-tools "
+                           "(tools/bootstrap.sh does) or carry a .gen folder generated on another machine")

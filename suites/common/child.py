@@ -1,0 +1,97 @@
+"""The child process of one model run: `python -m suites.common.child <request> --out DIR`.
+
+It always writes a classified result for the request, even for bad input or harness errors; a child
+that dies before writing one is classified by its parent (suites/common/launcher.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from compiler.backends import get_backend
+from compiler.devices.registry import get_device
+from parity.v1 import results_pb2 as pb
+from suites.common import status as statuses
+from suites.common.manifest import Manifest, load_manifest
+from suites.common.model_run import ModelRun
+from suites.common.provenance import base_provenance
+from suites.common.request import ModelRequest, add_request_arguments, request_from_args
+from suites.common.result_io import write_result
+
+
+def run_request(request: ModelRequest) -> pb.ModelResult:
+    """Runs the request in this process and returns its classified result (never raises)."""
+    start = time.time()
+    result = pb.ModelResult()
+    manifest = None
+    device_info = None
+    try:
+        manifest = load_manifest(request.suite)
+        entry = manifest.model(request.model)
+        backend = get_backend(request.backend)
+        device = get_device(request.device)
+        expected, _ = entry.expected_status(request.device, request.mode, request.backend)
+        result.expected_status = statuses.to_enum(expected)
+        reason = backend.unsupported_reason(request.device, request.mode) or \
+            entry.skip_reason(request.device, request.mode, request.backend)
+        availability = device.availability()
+        if reason:
+            result.community_status = "skipped"
+            result.expected_status = pb.STATUS_SKIPPED  # a skip with a reason is the expected outcome
+            result.failure.message = reason
+        elif not availability.ok:
+            result.community_status = "infra_error"
+            result.failure.message = availability.reason
+        else:
+            device_info = device.info()
+            loader = importlib.import_module(f"suites.{request.suite}.loader").build
+            run = ModelRun(manifest, entry, request.mode, backend, device, request.smoke,
+                           request.resolved_batch_size(manifest), request.run_plan(), loader)
+            result = run.run()
+            result.expected_status = statuses.to_enum(expected)
+    except Exception as exc:  # noqa: BLE001 (bad input and harness errors become infra_error results)
+        result.community_status = "infra_error"
+        result.failure.exception_type = type(exc).__name__
+        result.failure.message = str(exc)[:4000]
+        result.failure.log_tail = traceback.format_exc()[-4000:]
+    result.status = statuses.to_enum(result.community_status)
+    result.wall_time_s = time.time() - start
+    prov = base_provenance(request.device, manifest.version if manifest else "", manifest.sha256 if manifest else "")
+    if device_info is not None:
+        prov.device_name, prov.device_arch = device_info.name, device_info.arch
+    prov.start_time.FromSeconds(int(start))
+    prov.duration.FromMilliseconds(int(result.wall_time_s * 1000))
+    result.provenance.CopyFrom(prov)
+    _fill_config(result, request, manifest)
+    return result
+
+
+def _fill_config(result: pb.ModelResult, request: ModelRequest, manifest: Manifest | None) -> None:
+    try:
+        request.fill_config(result, manifest)
+    except Exception:  # noqa: BLE001 (unknown suite, model or backend: keep the request's own words)
+        result.result_id, result.run_id = request.result_id(), request.run_id
+        result.config.CopyFrom(pb.RunConfig(suite=request.suite, model=request.model, backend=request.backend,
+                                            device=request.device, smoke=request.smoke))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    add_request_arguments(parser)
+    parser.add_argument("--out", required=True, type=Path, help="directory for the result files")
+    parser.add_argument("--stem", required=True, help="result file name without extension")
+    args = parser.parse_args(argv)
+    request = request_from_args(args)
+    result = run_request(request)
+    write_result(result, args.out, args.stem)
+    print(f"[child] {request.model} {request.mode} {request.backend}: {result.community_status}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

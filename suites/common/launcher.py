@@ -1,0 +1,145 @@
+"""Runs a model request in a child process with a timeout; always returns a classified result.
+
+A child that hangs is killed (its whole process group) and classified `timeout`; one that dies from a
+signal or exits without writing its result is classified `crash`, with its log tail kept.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from parity.v1 import results_pb2 as pb
+from suites.common import status as statuses
+from suites.common.provenance import base_provenance
+from suites.common.request import ModelRequest
+from suites.common.result_io import ResultFileError, read_result, write_result
+
+LOG_TAIL_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    timeout_s: float = 2000.0          # upstream's per-model timeout
+    inductor_cache: Path | None = None  # None: a fresh, empty cache per child (cold start)
+    split_processes: bool = False       # upstream's layout: accuracy and performance in separate children
+
+
+def run_model(request: ModelRequest, out_dir: Path, options: LaunchOptions) -> pb.ModelResult:
+    """Runs `request` (in one child, or two when split) and writes `<stem>.pb/.txtpb/.log` into out_dir."""
+    stem = request.file_stem()
+    if not options.split_processes:
+        result = _launch(request, out_dir, stem, options)
+    else:
+        accuracy = _launch(replace(request, plan="accuracy"), out_dir, stem + ".accuracy", options)
+        performance = _launch(replace(request, plan="performance"), out_dir, stem + ".performance", options)
+        result = _merge(accuracy, performance)
+        result.result_id = replace(request, plan="split").result_id()
+    write_result(result, out_dir, stem)
+    return result
+
+
+def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOptions) -> pb.ModelResult:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result_path = out_dir / f"{stem}.pb"
+    result_path.unlink(missing_ok=True)
+    log_path = out_dir / f"{stem}.log"
+    cmd = [sys.executable, "-m", "suites.common.child", *request.to_args(), f"--out={out_dir}", f"--stem={stem}"]
+    start = time.time()
+    with tempfile.TemporaryDirectory(prefix="parity-cache-") as fresh_cache, open(log_path, "wb") as log:
+        cache = str(options.inductor_cache or fresh_cache)
+        env = _child_env(cache, request)
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            returncode: int | None = proc.wait(timeout=options.timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the child's own children (compile workers) too
+            proc.wait()
+            returncode = None
+    wall = time.time() - start
+    if returncode is None:
+        result = _synthesized(request, "timeout", wall, log_path, pb.Failure(
+            phase=pb.PHASE_CHILD_PROCESS, message=f"no result within the {options.timeout_s:.0f} s timeout; killed"))
+    else:
+        try:
+            result = read_result(result_path)
+        except ResultFileError as exc:
+            result = _synthesized(request, "crash", wall, log_path, _crash_failure(returncode, exc))
+    result.wall_time_s = wall
+    result.config.timeout_s = options.timeout_s
+    result.config.cold_start = options.inductor_cache is None
+    result.compile_time.cold_start = options.inductor_cache is None
+    return result
+
+
+def _child_env(cache: str, request: ModelRequest) -> dict[str, str]:
+    env = dict(os.environ)
+    env["TORCHINDUCTOR_CACHE_DIR"] = cache
+    env["TRITON_CACHE_DIR"] = os.path.join(cache, "triton")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # the child imports what we import
+    env["PYTHONUNBUFFERED"] = "1"
+    if request.plan in ("both", "accuracy"):
+        env.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic cuBLAS, read at CUDA init
+    return env
+
+
+def _crash_failure(returncode: int, why: Exception) -> pb.Failure:
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        hint = " (the kernel's OOM killer sends SIGKILL)" if -returncode == signal.SIGKILL else ""
+        return pb.Failure(phase=pb.PHASE_CHILD_PROCESS, signal=-returncode,
+                          message=f"child killed by {name}{hint} before writing its result")
+    return pb.Failure(phase=pb.PHASE_CHILD_PROCESS, exit_code=returncode,
+                      message=f"child exited with code {returncode} without a result ({why})")
+
+
+def _synthesized(request: ModelRequest, status: str, wall: float, log_path: Path, failure: pb.Failure) -> pb.ModelResult:
+    """A result written on the child's behalf, from what the parent knows without the child."""
+    from suites.common.manifest import ManifestError, load_manifest
+
+    result = pb.ModelResult(community_status=status, status=statuses.to_enum(status))
+    try:
+        manifest = load_manifest(request.suite)
+        expected, _ = manifest.model(request.model).expected_status(request.device, request.mode, request.backend)
+        result.expected_status = statuses.to_enum(expected)
+        request.fill_config(result, manifest)
+        result.provenance.CopyFrom(base_provenance(request.device, manifest.version, manifest.sha256))
+    except (ManifestError, ValueError):
+        result.result_id = request.result_id()
+    failure.log_tail = _tail(log_path)
+    result.failure.CopyFrom(failure)
+    result.provenance.start_time.FromSeconds(int(time.time() - wall))
+    result.provenance.duration.FromMilliseconds(int(wall * 1000))
+    return result
+
+
+def _tail(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_TAIL_CHARS))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _merge(accuracy: pb.ModelResult, performance: pb.ModelResult) -> pb.ModelResult:
+    """Upstream's two-process figures as one result: status from accuracy, timings from performance."""
+    merged = pb.ModelResult()
+    merged.CopyFrom(accuracy)
+    if not accuracy.HasField("failure") and performance.HasField("failure") and accuracy.community_status == "pass":
+        merged.failure.CopyFrom(performance.failure)  # a perf-only failure is still worth reading
+    for field in ("performance", "compile_time", "memory", "dynamo"):
+        getattr(merged, field).CopyFrom(getattr(performance, field))
+    del merged.fallback_ops[:]
+    merged.fallback_ops.extend(performance.fallback_ops)
+    merged.config.split_processes = True
+    merged.config.batch_size = performance.config.batch_size
+    merged.config.repeats, merged.config.warmup_iterations = performance.config.repeats, performance.config.warmup_iterations
+    merged.wall_time_s = accuracy.wall_time_s + performance.wall_time_s
+    return merged

@@ -1,0 +1,191 @@
+"""Suite manifests: the versioned denominator of each suite, read by Starlark and Python alike.
+
+A manifest is `suites/<suite>/manifest.bzl` holding one literal `MANIFEST = {...}`:
+  suite, version, accuracy_batch_size, tolerance {mode: tol}, models {name: entry}.
+Each entry:
+  modes      {mode: {"batch_size": int}}          the modes the model takes part in (community perf batch sizes)
+  build      {...}                                suite-specific construction of the full-size model
+  smoke      {"batch_size": int, "build": {...}}  the scaled-down CPU variant (same architecture)
+  tolerance  {mode: float}                        optional overrides of the suite default
+  optimizer  "adam" | "sgd"                       optional, default adam (upstream's BENCHMARK_USE_SGD -> sgd)
+  larger_multiplier_for_smaller_tensor  bool      optional
+  inductor_config  {key: value}                   optional torch._inductor.config overrides (upstream's per-model ones)
+  expected   [{device, mode, backend, status, reason}]   optional; "*" matches anything; default "pass"
+  skip       [{device, mode, backend, reason}]           optional; combinations not run (status "skipped")
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler.starlark_data import StarlarkDataError, load_bzl_literals
+from suites.common.status import COMMUNITY_STATUSES
+
+MODES = ("training", "inference")
+OPTIMIZERS = ("adam", "sgd")
+SUITES_DIR = Path(__file__).resolve().parent.parent
+
+
+class ManifestError(ValueError):
+    """A manifest is missing, malformed, or asked for something it does not hold."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An expectation or skip for the (device, mode, backend) combinations its patterns match."""
+
+    device: str
+    mode: str
+    backend: str
+    reason: str
+    status: str = ""
+
+    def matches(self, device: str, mode: str, backend: str) -> bool:
+        return all(fnmatch.fnmatchcase(v, p) for v, p in ((device, self.device), (mode, self.mode), (backend, self.backend)))
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    name: str
+    batch_sizes: dict[str, int]
+    build: dict[str, Any]
+    smoke_batch_size: int
+    smoke_build: dict[str, Any]
+    tolerance: dict[str, float]
+    optimizer: str
+    larger_multiplier_for_smaller_tensor: bool
+    inductor_config: dict[str, Any] = field(default_factory=dict)
+    expected: tuple[Rule, ...] = ()
+    skip: tuple[Rule, ...] = ()
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return tuple(m for m in MODES if m in self.batch_sizes)
+
+    def expected_status(self, device: str, mode: str, backend: str) -> tuple[str, str]:
+        """(community status string, reason) expected for this combination; "pass" unless a rule says otherwise."""
+        for rule in self.expected:
+            if rule.matches(device, mode, backend):
+                return rule.status, rule.reason
+        return "pass", ""
+
+    def skip_reason(self, device: str, mode: str, backend: str) -> str | None:
+        if mode not in self.batch_sizes:
+            return f"{self.name} does not take part in {mode} (manifest modes: {', '.join(self.modes)})"
+        for rule in self.skip:
+            if rule.matches(device, mode, backend):
+                return rule.reason
+        return None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    suite: str
+    version: str
+    sha256: str
+    path: Path
+    accuracy_batch_size: int
+    tolerance: dict[str, float]
+    models: dict[str, ModelEntry] = field(repr=False)
+
+    def model(self, name: str) -> ModelEntry:
+        if name not in self.models:
+            close = [m for m in self.models if name.lower() in m.lower()]
+            hint = f"; did you mean {', '.join(close)}?" if close else f"; {len(self.models)} models are listed in {self.path}"
+            raise ManifestError(f"unknown model {name!r} in suite {self.suite}{hint}")
+        return self.models[name]
+
+    def tolerance_for(self, entry: ModelEntry, mode: str) -> float:
+        return entry.tolerance.get(mode, self.tolerance[mode])
+
+
+def manifest_path(suite: str) -> Path:
+    return SUITES_DIR / suite / "manifest.bzl"
+
+
+def load_manifest(suite: str, path: Path | None = None) -> Manifest:
+    """Loads and validates a suite's manifest; every problem is reported with the file and the entry."""
+    path = path or manifest_path(suite)
+    if not path.is_file():
+        known = sorted(p.parent.name for p in SUITES_DIR.glob("*/manifest.bzl"))
+        raise ManifestError(f"no manifest for suite {suite!r} at {path}; known suites: {', '.join(known)}")
+    try:
+        data = load_bzl_literals(path).get("MANIFEST")
+    except StarlarkDataError as exc:
+        raise ManifestError(str(exc)) from exc
+    where = str(path)
+    _require(isinstance(data, dict), where, "must define MANIFEST = {...}")
+    for key in ("suite", "version", "accuracy_batch_size", "tolerance", "models"):
+        _require(key in data, where, f"MANIFEST lacks the key {key!r}")
+    _require(data["suite"] == suite, where, f"declares suite {data['suite']!r}, expected {suite!r}")
+    _require(set(data["tolerance"]) == set(MODES), where, f"tolerance must give {MODES}")
+    models = {name: _parse_entry(name, raw, f"{where}: model {name!r}") for name, raw in data["models"].items()}
+    _require(bool(models), where, "lists no models")
+    return Manifest(
+        suite=suite,
+        version=str(data["version"]),
+        sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        path=path,
+        accuracy_batch_size=int(data["accuracy_batch_size"]),
+        tolerance={m: float(t) for m, t in data["tolerance"].items()},
+        models=models,
+    )
+
+
+_ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
+               "expected", "skip", "notes", "inductor_config"}
+
+
+def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
+    _require(isinstance(raw, dict), where, "entry must be a dict")
+    unknown = set(raw) - _ENTRY_KEYS
+    _require(not unknown, where, f"unknown keys {sorted(unknown)}; allowed: {sorted(_ENTRY_KEYS)}")
+    for key in ("modes", "build", "smoke"):
+        _require(key in raw, where, f"lacks {key!r}")
+    modes = raw["modes"]
+    _require(isinstance(modes, dict) and modes and set(modes) <= set(MODES), where, f"modes must be a dict over {MODES}")
+    batch_sizes = {}
+    for mode, spec in modes.items():
+        bs = spec.get("batch_size") if isinstance(spec, dict) else None
+        _require(isinstance(bs, int) and bs > 0, where, f"modes.{mode}.batch_size must be a positive int")
+        batch_sizes[mode] = bs
+    smoke = raw["smoke"]
+    _require(isinstance(smoke, dict) and isinstance(smoke.get("batch_size"), int) and "build" in smoke, where,
+             "smoke must be {'batch_size': int, 'build': {...}}")
+    optimizer = raw.get("optimizer", "adam")
+    _require(optimizer in OPTIMIZERS, where, f"optimizer must be one of {OPTIMIZERS}")
+    tolerance = raw.get("tolerance", {})
+    _require(set(tolerance) <= set(MODES), where, f"tolerance keys must be among {MODES}")
+    return ModelEntry(
+        name=name,
+        batch_sizes=batch_sizes,
+        build=dict(raw["build"]),
+        smoke_batch_size=smoke["batch_size"],
+        smoke_build=dict(smoke["build"]),
+        tolerance={m: float(t) for m, t in tolerance.items()},
+        optimizer=optimizer,
+        larger_multiplier_for_smaller_tensor=bool(raw.get("larger_multiplier_for_smaller_tensor", False)),
+        inductor_config=dict(raw.get("inductor_config", {})),
+        expected=tuple(_parse_rule(r, f"{where} expected", with_status=True) for r in raw.get("expected", [])),
+        skip=tuple(_parse_rule(r, f"{where} skip", with_status=False) for r in raw.get("skip", [])),
+    )
+
+
+def _parse_rule(raw: Any, where: str, *, with_status: bool) -> Rule:
+    keys = {"device", "mode", "backend", "reason"} | ({"status"} if with_status else set())
+    _require(isinstance(raw, dict) and set(raw) == keys, where, f"each rule needs exactly the keys {sorted(keys)}")
+    _require(bool(raw["reason"].strip()), where, "every rule needs a non-empty reason")
+    if with_status:
+        _require(raw["status"] in COMMUNITY_STATUSES, where,
+                 f"status {raw['status']!r} is not a known status ({', '.join(COMMUNITY_STATUSES)})")
+    return Rule(device=raw["device"], mode=raw["mode"], backend=raw["backend"], reason=raw["reason"],
+                status=raw.get("status", ""))
+
+
+def _require(condition: bool, where: str, message: str) -> None:
+    if not condition:
+        raise ManifestError(f"{where}: {message}")

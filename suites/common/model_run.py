@@ -1,0 +1,247 @@
+"""Runs one model in this process: the community's accuracy check and performance experiment.
+
+One cold compile serves both. Order: load, fp64 reference, cast, two eager runs (must agree), eager
+warm-up, compiled warm-up (compiles, with empty caches when cold), interleaved timing, then the
+checked compiled run. Accuracy references are parked on the host during timing so that they do not
+count towards the device's peak memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import gc
+import statistics
+import time
+from typing import Any, Callable, Iterator
+
+import torch
+from torch._dynamo.testing import reset_rng_state
+from torch._dynamo.utils import clone_inputs, same
+
+from compiler.backends import Backend
+from compiler.devices.base import DeviceAdapter
+from compiler.inductor_fallbacks import record_fallback_kernels
+from parity.v1 import results_pb2 as pb
+from suites.common.compile_stats import CounterWindow
+from suites.common.manifest import Manifest, ModelEntry
+from suites.common.request import RunPlan
+from suites.common.settings import accuracy_settings, performance_settings
+from suites.common.workload import Iteration, Workload, cast_floats, make_optimizer, to_device
+
+Loader = Callable[[ModelEntry, str, str, bool, int], Workload]
+
+
+class RunFailed(Exception):
+    """Ends the run with a classified status."""
+
+    def __init__(self, status: str, phase: int, cause: BaseException) -> None:
+        super().__init__(f"{status}: {type(cause).__name__}: {cause}")
+        self.status, self.phase, self.cause = status, phase, cause
+
+
+@contextlib.contextmanager
+def _classified(phase: int, status: str, oom_status: str, device: DeviceAdapter) -> Iterator[None]:
+    try:
+        yield
+    except RunFailed:
+        raise
+    except Exception as exc:  # noqa: BLE001 (any model error is a classified result)
+        raise RunFailed(oom_status if device.is_oom(exc) else status, phase, exc) from exc
+
+
+def _run_n(fn: Callable[..., Any], model: torch.nn.Module, inputs: Any, n: int) -> Any:
+    for _ in range(n - 1):
+        fn(model, inputs, collect_outputs=False)
+    return fn(model, inputs, collect_outputs=True)
+
+
+def _stats(samples: list[float]) -> pb.LatencyStats:
+    return pb.LatencyStats(median_s=statistics.median(samples), min_s=min(samples), max_s=max(samples),
+                           samples=len(samples))
+
+
+class ModelRun:
+    def __init__(self, manifest: Manifest, entry: ModelEntry, mode: str, backend: Backend, device: DeviceAdapter,
+                 smoke: bool, batch_size: int, plan: RunPlan, loader: Loader) -> None:
+        self.manifest, self.entry, self.mode, self.backend, self.device = manifest, entry, mode, backend, device
+        self.smoke, self.batch_size, self.plan, self.loader = smoke, batch_size, plan, loader
+        self.training = mode == "training"
+        self.result = pb.ModelResult()
+        self._compile_window: CounterWindow | None = None
+
+    # -- the experiment ---------------------------------------------------------------------------
+    def run(self) -> pb.ModelResult:
+        """Fills self.result; never raises for a model failure (it becomes a status)."""
+        try:
+            status = self._experiment()
+        except RunFailed as failed:
+            status = failed.status
+            self.result.failure.CopyFrom(pb.Failure(phase=failed.phase, exception_type=type(failed.cause).__name__,
+                                                    message=str(failed.cause)[:4000]))
+        self.result.community_status = status
+        return self.result
+
+    def _experiment(self) -> str:
+        device = self.device
+        with _classified(pb.PHASE_LOAD, "eager_fail_to_run", "eager_fail_to_run", device):
+            try:
+                workload = self.loader(self.entry, self.mode, device.type, self.smoke, self.batch_size)
+            except NotImplementedError as exc:
+                raise RunFailed("model_fail_to_load", pb.PHASE_LOAD, exc) from exc
+        model, inputs = workload.model, workload.inputs
+        model.train(self.training)
+        amp_dtype = device.default_amp_dtype
+
+        def autocast() -> contextlib.AbstractContextManager[Any]:
+            return torch.autocast(device_type=device.type, dtype=amp_dtype) if self.training else contextlib.nullcontext()
+
+        iteration = Iteration(self.training, autocast, workload.loss_fn)
+        tolerance = self.manifest.tolerance_for(self.entry, self.mode)
+        accuracy = self.result.accuracy
+        accuracy.tolerance = tolerance
+        # Accuracy values for both when one compile serves both; upstream's perf values in a perf-only run.
+        settings = accuracy_settings(deterministic_algorithms=True) if self.plan.check_accuracy else performance_settings()
+        with settings, torch._inductor.config.patch(self.entry.inductor_config):
+            fp64 = self._fp64_reference(model, inputs, iteration) if self.plan.check_accuracy else None
+            accuracy.fp64_reference = fp64 is not None
+            accuracy.cosine = self.plan.check_accuracy and fp64 is None
+            if not self.training:  # the community's --bfloat16: cast model and float inputs
+                model = model.to(torch.bfloat16)
+                inputs = cast_floats(inputs, torch.bfloat16)
+            status = "pass"
+            eager_ref = None
+            if self.plan.check_accuracy:
+                eager_ref, status = self._eager_runs(model, inputs, iteration)
+            pristine = copy.deepcopy(model).to("cpu") if self.training and self.plan.check_accuracy else None
+            compiled = self.backend.compile(iteration.__call__)
+            if self.plan.measure_performance:
+                self._performance(model, inputs, iteration, compiled)
+            if self.plan.check_accuracy and status == "pass":
+                accuracy_model = pristine.to(device.type) if pristine is not None else model
+                status = self._compiled_check(accuracy_model, inputs, iteration, compiled, eager_ref, fp64, tolerance)
+        return status
+
+    def _fp64_reference(self, model: torch.nn.Module, inputs: Any, iteration: Iteration) -> Any:
+        """Upstream's golden reference; None (then cosine similarity is used) when fp64 cannot run."""
+        try:
+            model64 = copy.deepcopy(model).to(torch.float64)
+            self._fresh_optimizer(iteration, model64)
+            reset_rng_state()
+            out = _run_n(iteration, model64, cast_floats(clone_inputs(inputs), torch.float64),
+                         self.plan.accuracy_iterations)
+            return to_device(out, "cpu")
+        except Exception as exc:  # noqa: BLE001 (upstream falls back to cosine similarity)
+            self.result.accuracy.detail = f"fp64 reference failed ({type(exc).__name__}: {exc}); using cosine similarity"
+            return None
+        finally:
+            model64 = None
+            gc.collect()
+            self.device.empty_cache()
+
+    def _eager_runs(self, model: torch.nn.Module, inputs: Any, iteration: Iteration) -> tuple[Any, str]:
+        runs = []
+        for ordinal, fail, oom in (("1st", "eager_1st_run_fail", "eager_1st_run_OOM"),
+                                   ("2nd", "eager_2nd_run_fail", "eager_2nd_run_OOM")):
+            with _classified(pb.PHASE_EAGER, fail, oom, self.device), self.device.determinism():
+                reset_rng_state()
+                copy_ = copy.deepcopy(model)
+                self._fresh_optimizer(iteration, copy_)
+                runs.append(to_device(_run_n(iteration, copy_, inputs, self.plan.accuracy_iterations), "cpu"))
+                del copy_
+        try:
+            identical = same(runs[0], runs[1], fp64_ref=None, cos_similarity=False, tol=0, equal_nan=True)
+        except Exception:  # noqa: BLE001 (upstream: an exception while comparing means they differ)
+            identical = False
+        self.result.accuracy.eager_runs_identical = identical
+        return runs[0], "pass" if identical else "eager_two_runs_differ"
+
+    def _performance(self, model: torch.nn.Module, inputs: Any, iteration: Iteration, compiled: Callable[..., Any]) -> None:
+        plan, device, perf = self.plan, self.device, self.result.performance
+        # Eager warm-up on a copy, as upstream; host wall time without a final sync, as upstream.
+        eager_model = copy.deepcopy(model)
+        self._fresh_optimizer(iteration, eager_model)
+        eager_warmup_s, eager_peak = self._warmup(iteration, eager_model, inputs, pb.PHASE_EAGER)
+        del eager_model
+        self._fresh_optimizer(iteration, model)
+        with self._first_compile():
+            compiled_warmup_s, compiled_peak = self._warmup(compiled, model, inputs, pb.PHASE_COMPILE)
+        eager_samples, compiled_samples = [], []
+        # Like upstream's torch._dynamo.run: timing never compiles; a guard failure runs eagerly.
+        with _classified(pb.PHASE_TIMING, "fail_to_run", "OOM", device), torch.compiler.set_stance("eager_on_recompile"):
+            for _ in range(plan.repeats):  # interleaved, to even out clock and load drift
+                eager_samples.append(self._timed(iteration, model, inputs))
+                compiled_samples.append(self._timed(compiled, model, inputs))
+        perf.measured = True
+        perf.eager.CopyFrom(_stats(eager_samples))
+        perf.compiled.CopyFrom(_stats(compiled_samples))
+        perf.speedup = perf.eager.median_s / perf.compiled.median_s
+        perf.abs_latency_ms = perf.compiled.median_s * 1000
+        ct = self.result.compile_time
+        ct.eager_warmup_s, ct.compiled_warmup_s = eager_warmup_s, compiled_warmup_s
+        ct.compilation_latency_s = compiled_warmup_s - eager_warmup_s
+        mem = self.result.memory
+        mem.method = device.memory_method
+        mem.eager_peak_gb, mem.compiled_peak_gb = eager_peak, compiled_peak
+        mem.compression_ratio = eager_peak / compiled_peak if compiled_peak > 0 else 0.0
+
+    def _warmup(self, fn: Callable[..., Any], model: torch.nn.Module, inputs: Any, phase: int) -> tuple[float, float]:
+        gc.collect()
+        self.device.empty_cache()
+        self.device.reset_peak_memory()
+        status = "fail_to_run" if phase == pb.PHASE_COMPILE else "eager_fail_to_run"
+        with _classified(phase, status, "OOM" if phase == pb.PHASE_COMPILE else "eager_1st_run_OOM", self.device):
+            start = time.perf_counter()
+            for _ in range(self.plan.warmup_iterations):
+                fn(model, inputs, collect_outputs=False)
+            elapsed = time.perf_counter() - start
+        return elapsed, self.device.peak_memory_gb()
+
+    def _timed(self, fn: Callable[..., Any], model: torch.nn.Module, inputs: Any) -> float:
+        self.device.synchronize()
+        reset_rng_state()
+        start = time.perf_counter()
+        fn(model, inputs, collect_outputs=False)
+        self.device.synchronize()
+        return time.perf_counter() - start
+
+    def _compiled_check(self, model: torch.nn.Module, inputs: Any, iteration: Iteration, compiled: Callable[..., Any],
+                        eager_ref: Any, fp64: Any, tolerance: float) -> str:
+        with _classified(pb.PHASE_COMPILED_RUN, "fail_to_run", "OOM", self.device), self.device.determinism(), \
+                self._first_compile():
+            reset_rng_state()
+            self._fresh_optimizer(iteration, model)
+            result = to_device(_run_n(compiled, model, inputs, self.plan.accuracy_iterations), "cpu")
+        accuracy = self.result.accuracy
+        accuracy.checked = True
+        errors: list[str] = []
+        try:
+            ok = same(eager_ref, result, fp64_ref=fp64, cos_similarity=accuracy.cosine, tol=tolerance, equal_nan=True,
+                      use_larger_multiplier_for_smaller_tensor=self.entry.larger_multiplier_for_smaller_tensor,
+                      log_error=lambda msg, *args: errors.append(msg % args if args else str(msg)))
+        except Exception as exc:  # noqa: BLE001 (upstream: a comparison that raises is a failure)
+            ok, errors = False, [f"comparison raised {type(exc).__name__}: {exc}"]
+        if errors:
+            accuracy.detail = "\n".join([accuracy.detail, *errors]).strip()[:4000]
+        return "pass" if ok else "fail_accuracy"
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _fresh_optimizer(self, iteration: Iteration, model: torch.nn.Module) -> None:
+        iteration.optimizer = (make_optimizer(self.entry.optimizer, model)
+                               if self.training and self.device.has_optimizer else None)
+
+    @contextlib.contextmanager
+    def _first_compile(self) -> Iterator[None]:
+        """Records graph and compile statistics around the first block that runs compiled code."""
+        if self._compile_window is not None:
+            yield
+            return
+        self._compile_window = CounterWindow()
+        try:
+            with record_fallback_kernels() as fallbacks:
+                yield
+        finally:  # also when compilation failed: graph breaks explain many failures
+            self.result.dynamo.CopyFrom(self._compile_window.dynamo_stats())
+            self._compile_window.fill_compile_phases(self.result.compile_time)
+            for op, count in sorted(fallbacks.items()):
+                self.result.fallback_ops.add(op=op, count=count, reason="Inductor ran it through its ATen fallback kernel")

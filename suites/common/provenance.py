@@ -1,0 +1,57 @@
+"""Where a result came from: code, packages, device, manifest, host, time and command line."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from parity.v1 import results_pb2 as pb
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+_PACKAGES = ("timm", "transformers", "torchvision", "torch_npu", "triton")
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def git_commit(repo: Path = REPO_ROOT) -> tuple[str, bool]:
+    """(commit, dirty) of the checkout, or ("", False) where git cannot tell (e.g. inside Bazel's sandbox)."""
+    try:
+        commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10, check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                                    capture_output=True, text=True, timeout=10, check=True).stdout.strip())
+        return commit, dirty
+    except (OSError, subprocess.SubprocessError):
+        return "", False
+
+
+def base_provenance(device_type: str, manifest_version: str, manifest_sha256: str, bazel_target: str = "") -> pb.Provenance:
+    """Everything knowable without touching the device (so a parent process can fill it for a dead child)."""
+    commit, dirty = git_commit()
+    prov = pb.Provenance(
+        commit=commit,
+        commit_dirty=dirty,
+        torch_version=_version("torch"),
+        triton_version=_version("triton") or _version("pytorch-triton"),
+        torch_npu_version=_version("torch_npu"),
+        python_version=platform.python_version(),
+        device_type=device_type,
+        host=socket.gethostname(),
+        manifest_version=manifest_version,
+        manifest_sha256=manifest_sha256,
+        command_line=list(sys.argv),
+        bazel_target=bazel_target,
+    )
+    for dist in _PACKAGES:
+        if version := _version(dist):
+            prov.package_versions[dist] = version
+    return prov

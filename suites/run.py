@@ -1,0 +1,102 @@
+"""Runs suite models eager vs compiled, one child process per model, without Bazel.
+
+  python -m suites.run --suite timm --device cuda --backend inductor_cudagraphs --mode inference --out out/h200
+  python -m suites.run --suite timm --model deit_tiny_patch16_224.fb_in1k --device cpu --smoke --out out/smoke
+
+Writes <out>/<suite>.<model>.<mode>.<backend>.<device>.<variant>.{pb,txtpb,log} per run and prints
+progress and a closing table. Exits 0 when every run matched its expected status, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from proto.codegen import ensure_generated  # noqa: E402
+
+ensure_generated()
+
+from compiler.backends import get_backend  # noqa: E402
+from compiler.devices.registry import known_devices  # noqa: E402
+from parity.v1 import results_pb2 as pb  # noqa: E402
+from suites.common.launcher import LaunchOptions, run_model  # noqa: E402
+from suites.common.manifest import MODES, ManifestError, load_manifest  # noqa: E402
+from suites.common.request import ModelRequest  # noqa: E402
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suite", required=True, help="suite name (a folder under suites/ with manifest.bzl)")
+    parser.add_argument("--model", action="append", default=[], help="model name (repeatable); default: all")
+    parser.add_argument("--mode", choices=(*MODES, "both"), default="inference")
+    parser.add_argument("--backend", required=True, help="a backend of compiler/backend_table.bzl")
+    parser.add_argument("--device", required=True, choices=known_devices())
+    parser.add_argument("--smoke", action="store_true", help="run the scaled-down CPU variants")
+    parser.add_argument("--out", type=Path, required=True, help="folder for result files")
+    parser.add_argument("--timeout", type=float, default=2000.0, help="per-model timeout in seconds")
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--batch-size", type=int, default=0, help="override the manifest's batch size")
+    parser.add_argument("--split-processes", action="store_true",
+                        help="upstream's layout: accuracy and performance in two processes, two cold compiles")
+    parser.add_argument("--inductor-cache", type=Path, default=None,
+                        help="share this compile cache between models (default: a fresh one each: cold start)")
+    parser.add_argument("--run-id", default="", help="groups results in the store (default: host and time)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        manifest = load_manifest(args.suite)
+        for name in args.model:
+            manifest.model(name)
+        backend = get_backend(args.backend)
+    except (ManifestError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    run_id = args.run_id or f"{socket.gethostname()}-{time.strftime('%Y%m%dT%H%M%S')}"
+    modes = MODES if args.mode == "both" else (args.mode,)
+    names = args.model or sorted(manifest.models)
+    todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
+    options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
+                            split_processes=args.split_processes)
+    print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(todo)} runs, backend {backend.name} "
+          f"({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, run {run_id}", flush=True)
+    results = []
+    for index, (name, mode) in enumerate(todo, 1):
+        request = ModelRequest(suite=args.suite, model=name, mode=mode, backend=backend.name, device=args.device,
+                               smoke=args.smoke, batch_size=args.batch_size, repeats=args.repeats,
+                               warmup=args.warmup, run_id=run_id)
+        result = run_model(request, args.out, options)
+        results.append(result)
+        print(f"[{index}/{len(todo)}] {_row(result)}", flush=True)
+    print(_table(results))
+    mismatches = [r for r in results if r.status != r.expected_status]
+    print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
+    return 1 if mismatches else 0
+
+
+def _row(r: pb.ModelResult) -> str:
+    mode = "training" if r.config.mode == pb.MODE_TRAINING else "inference"
+    perf = f"{r.performance.speedup:5.2f}x" if r.performance.measured else "    - "
+    return (f"{r.config.model:38s} {mode:9s} {r.community_status:22s} {perf} "
+            f"compile {r.compile_time.compilation_latency_s:7.1f}s  mem {r.memory.compression_ratio:4.2f}  "
+            f"wall {r.wall_time_s:6.1f}s")
+
+
+def _table(results: list[pb.ModelResult]) -> str:
+    header = f"{'model':38s} {'mode':9s} {'status':22s} {'speedup':>6s} {'compile latency':>16s} {'compression':>10s} {'wall':>10s}"
+    return "\n".join([header, *(_row(r) for r in results)])
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())

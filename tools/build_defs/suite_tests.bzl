@@ -1,0 +1,50 @@
+"""`suite_model_tests`: one py_test per model x mode x backend of a suite manifest.
+
+Target names: <model>_<mode>_<dtype>_<backend> in lower snake case (dtype: amp for training, bf16 for
+inference), e.g. //suites/timm:repvgg_a2_inference_bf16_inductor. Every combination is generated;
+those the manifest or backend table disallow are `manual` with a reason tag.
+"""
+
+load("//compiler:backend_table.bzl", "BACKENDS")
+load("//tools/build_defs:tags.bzl", "DISABLED_REASON_TAGS", "REQUIRES_TAGS", "SMOKE", "backend_tag", "check_tags", "suite_tag")
+
+DTYPE_OF_MODE = {"training": "amp", "inference": "bf16"}
+
+# Compiling backends need Inductor/AOTAutograd time even for smoke variants.
+_SIZE = {"eager": "medium", "aot_eager": "medium"}
+
+def target_name(model, mode, backend):
+    return ("%s_%s_%s_%s" % (model, mode, DTYPE_OF_MODE[mode], backend)).replace(".", "_").replace("-", "_").lower()
+
+def suite_model_tests(manifest, loader, family_deps = {}):
+    """Generates the model targets of `manifest` (a MANIFEST dict loaded from the suite's manifest.bzl).
+
+    loader: the suite's py_library that builds models (suites/<suite>/loader.py).
+    family_deps: {model: [labels]} extra deps per model (e.g. the op-family lowering libraries it uses).
+    """
+    suite = manifest["suite"]
+    for model in sorted(manifest["models"]):
+        entry = manifest["models"][model]
+        for mode in DTYPE_OF_MODE:
+            for backend in sorted(BACKENDS):
+                spec = BACKENDS[backend]
+                tags = [suite_tag(suite), mode, backend_tag(backend)]
+                if mode not in entry["modes"]:
+                    tags += ["manual", DISABLED_REASON_TAGS["mode"]]
+                elif mode not in spec["modes"]:
+                    tags += ["manual", DISABLED_REASON_TAGS["backend"]]
+                if "cpu" in spec["devices"]:
+                    tags.append(SMOKE)
+                else:
+                    tags += [REQUIRES_TAGS[d] for d in spec["devices"] if d in REQUIRES_TAGS]
+                check_tags(tags, BACKENDS.keys(), [suite])
+                native.py_test(
+                    name = target_name(model, mode, backend),
+                    srcs = ["//suites/common:model_test_main.py"],
+                    main = "//suites/common:model_test_main.py",
+                    args = ["--suite=" + suite, "--model=" + model, "--mode=" + mode, "--backend=" + backend],
+                    data = ["manifest.bzl"],
+                    deps = [loader, "//suites/common:harness"] + family_deps.get(model, []),
+                    size = _SIZE.get(backend, "large"),
+                    tags = tags,
+                )

@@ -1,0 +1,65 @@
+"""Results store CLI.
+
+  python -m tools.store ingest  --db out/parity.db RESULT_PATHS... [--run-id ID] [--commit SHA]
+  python -m tools.store summary --db out/parity.db [--run-id ID]      (default: the newest run)
+
+RESULT_PATHS are result files or folders: the CLI's --out folders, or Bazel's test logs
+(.bazel/testlogs/...), whose outputs.zip files hold the results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from pathlib import Path
+
+from proto.codegen import ensure_generated
+
+ensure_generated()
+
+from tools.store.db import IngestError, connect, ingest, load_results  # noqa: E402
+from tools.store.hud import render, summarize  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.store", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", type=Path, default=Path("out/parity.db"), help="SQLite file (created if absent)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ingest_cmd = sub.add_parser("ingest", help="store result files (all or nothing)")
+    ingest_cmd.add_argument("paths", nargs="+", type=Path)
+    ingest_cmd.add_argument("--run-id", default="", help="run id for results that carry none (Bazel's)")
+    ingest_cmd.add_argument("--commit", default="", help="commit for results that carry none")
+    summary_cmd = sub.add_parser("summary", help="print the HUD summary of a run")
+    summary_cmd.add_argument("--run-id", default="")
+    args = parser.parse_args(argv)
+    try:
+        conn = connect(args.db)
+        if args.command == "ingest":
+            count = ingest(conn, load_results(args.paths, run_id=args.run_id, commit=args.commit))
+            print(f"stored {count} results in {args.db}")
+            return 0
+        run_id = args.run_id or _newest_run(conn)
+        if not run_id:
+            print(f"error: {args.db} holds no results; ingest some first", file=sys.stderr)
+            return 2
+        summary = summarize(conn, run_id)
+        if not summary:
+            print(f"error: run {run_id!r} has no results in {args.db}", file=sys.stderr)
+            return 2
+        print(f"HUD summary of run {run_id} ({args.db})")
+        print(render(summary))
+        return 0
+    except (IngestError, sqlite3.DatabaseError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _newest_run(conn: sqlite3.Connection) -> str:
+    row = conn.execute("SELECT run_id FROM results ORDER BY start_time DESC LIMIT 1").fetchone()
+    return row[0] if row else ""
+
+
+if __name__ == "__main__":
+    sys.exit(main())
