@@ -1,0 +1,81 @@
+"""Deliberately misbehaving models: each proves one failure class is caught and classified.
+
+They run through the real launcher, child process and harness (suites/common/launcher_test.py and
+`python -m suites.run --suite selftest --device cpu --backend aot_eager --mode both`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import time
+
+import torch
+
+from suites.common.manifest import ModelEntry
+from suites.common.workload import Workload
+
+
+class TinyMlp(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+class RaisesInForward(TinyMlp):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        raise RuntimeError("selftest: this model always fails in forward")
+
+
+class DeviceOutOfMemory(TinyMlp):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        raise torch.OutOfMemoryError("selftest: simulated allocator failure")
+
+
+class DiffersWhenCompiled(TinyMlp):
+    """Computes something else under torch.compile: the accuracy check must catch it."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = super().forward(x)
+        return out + 1.0 if torch.compiler.is_compiling() else out
+
+
+_calls = [0]  # process-wide, so that fresh model copies keep counting
+
+
+class NotDeterministic(TinyMlp):
+    """Each call differs from the last, so the two eager runs cannot agree."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _calls[0] += 1
+        return super().forward(x) * float(_calls[0])
+
+
+def _misbehave_at_load(behaviour: str) -> None:
+    if behaviour == "killed":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif behaviour == "segfault":
+        ctypes.string_at(0)
+    elif behaviour == "hang":
+        time.sleep(3600)
+    elif behaviour == "exits":
+        sys.exit(3)
+    elif behaviour == "not_implemented":
+        raise NotImplementedError("selftest: this model is not implemented for this configuration")
+
+
+_MODULES = {"raises_in_forward": RaisesInForward, "device_oom": DeviceOutOfMemory,
+            "differs_when_compiled": DiffersWhenCompiled, "not_deterministic": NotDeterministic}
+
+
+def build(entry: ModelEntry, mode: str, device: str, smoke: bool, batch_size: int) -> Workload:
+    behaviour = (entry.smoke_build if smoke else entry.build)["behaviour"]
+    _misbehave_at_load(behaviour)
+    torch.manual_seed(1337)
+    model = _MODULES.get(behaviour, TinyMlp)()
+    return Workload(model=model.to(device), inputs=(torch.randn(batch_size, 16, device=device),))

@@ -1,0 +1,72 @@
+"""Self-test suite: deliberately broken models, each with the status the harness must classify.
+
+Data only; see suites/selftest/loader.py for what each model does.
+"""
+
+MANIFEST = {
+    "suite": "selftest",
+    "version": "1.0.0",
+    "accuracy_batch_size": 4,
+    "tolerance": {"training": 0.01, "inference": 0.001},
+    "models": {
+        "healthy": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "healthy"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "healthy"}},
+        },
+        "killed": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "killed"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "killed"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "crash", "reason": "SIGKILL at load: the parent classifies a child that vanished"}],
+        },
+        "segfault": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "segfault"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "segfault"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "crash", "reason": "SIGSEGV at load: the parent classifies a native crash"}],
+        },
+        "hang": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "hang"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "hang"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "timeout", "reason": "sleeps at load: the parent kills it at the timeout"}],
+        },
+        "exits": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "exits"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "exits"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "crash", "reason": "sys.exit(3) at load: a child that exits without a result"}],
+        },
+        "not_implemented": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "not_implemented"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "not_implemented"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "model_fail_to_load", "reason": "NotImplementedError at load, as upstream"}],
+        },
+        "raises_in_forward": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "raises_in_forward"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "raises_in_forward"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_1st_run_fail", "reason": "the first eager run raises"}],
+        },
+        "device_oom": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "device_oom"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "device_oom"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_1st_run_OOM", "reason": "the first eager run raises torch.OutOfMemoryError"}],
+        },
+        "not_deterministic": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "not_deterministic"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "not_deterministic"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_two_runs_differ", "reason": "each eager call differs"}],
+        },
+        "differs_when_compiled": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "differs_when_compiled"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "differs_when_compiled"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "fail_accuracy", "reason": "compiled output is off by one"}],
+        },
+    },
+}
