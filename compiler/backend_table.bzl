@@ -6,6 +6,7 @@ Data only (literals), so Python reads it with compiler/starlark_data.py.
   hud_compiler:  the HUD dashboard's compiler name for results of this backend.
   torch_backend: the torch.compile backend string (None = run eagerly, no compilation).
   inductor_options: options passed to torch.compile(options=...) for Inductor backends.
+  presubmit:     whether CPU presubmit runs this backend's smoke targets (False: nightly only).
 """
 
 BACKENDS = {
@@ -15,6 +16,8 @@ BACKENDS = {
         "hud_compiler": "eager",
         "torch_backend": None,
         "inductor_options": {},
+        # Eager vs eager: the Inductor targets already run (and compare) two eager runs.
+        "presubmit": False,
     },
     "aot_eager": {
         "devices": ["cpu", "cuda", "npu"],
@@ -22,6 +25,7 @@ BACKENDS = {
         "hud_compiler": "aot_eager",
         "torch_backend": "aot_eager",
         "inductor_options": {},
+        "presubmit": True,
     },
     "inductor": {
         "devices": ["cpu", "cuda", "npu"],
@@ -29,6 +33,7 @@ BACKENDS = {
         "hud_compiler": "default",
         "torch_backend": "inductor",
         "inductor_options": {"triton.cudagraphs": False},
+        "presubmit": True,
     },
     "inductor_cudagraphs": {
         "devices": ["cuda"],
@@ -36,5 +41,6 @@ BACKENDS = {
         "hud_compiler": "cudagraphs",
         "torch_backend": "inductor",
         "inductor_options": {"triton.cudagraphs": True},
+        "presubmit": False,
     },
 }

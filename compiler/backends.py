@@ -20,6 +20,7 @@ class Backend:
     hud_compiler: str
     torch_backend: str | None
     inductor_options: dict[str, Any]
+    presubmit: bool
 
     @property
     def compiles(self) -> bool:
@@ -54,6 +55,7 @@ def all_backends() -> dict[str, Backend]:
             hud_compiler=spec["hud_compiler"],
             torch_backend=spec["torch_backend"],
             inductor_options=dict(spec["inductor_options"]),
+            presubmit=spec["presubmit"],
         )
         for name, spec in table.items()
     }

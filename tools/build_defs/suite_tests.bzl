@@ -6,7 +6,7 @@ those the manifest or backend table disallow are `manual` with a reason tag.
 """
 
 load("//compiler:backend_table.bzl", "BACKENDS")
-load("//tools/build_defs:tags.bzl", "DISABLED_REASON_TAGS", "REQUIRES_TAGS", "SMOKE", "backend_tag", "check_tags", "suite_tag")
+load("//tools/build_defs:tags.bzl", "DISABLED_REASON_TAGS", "NIGHTLY", "REQUIRES_TAGS", "SMOKE", "backend_tag", "check_tags", "suite_tag")
 
 DTYPE_OF_MODE = {"training": "amp", "inference": "bf16"}
 
@@ -33,6 +33,8 @@ def suite_model_tests(manifest, loader, family_deps = {}):
                     tags += ["manual", DISABLED_REASON_TAGS["mode"]]
                 elif mode not in spec["modes"]:
                     tags += ["manual", DISABLED_REASON_TAGS["backend"]]
+                if not spec["presubmit"]:
+                    tags.append(NIGHTLY)
                 if "cpu" in spec["devices"]:
                     tags.append(SMOKE)
                 else:

@@ -9,8 +9,11 @@ REQUIRES_TAGS = {
     "npu": "requires-npu",
 }
 
-# CPU CI runs targets tagged smoke (scaled-down variants, seconds each).
+# Runs on CPU with the scaled-down smoke variant (seconds each); every CPU-capable model target has it.
 SMOKE = "smoke"
+
+# Presubmit skips these (nightly runs everything): e.g. eager-vs-eager model targets.
+NIGHTLY = "nightly"
 
 # Timing targets: never served from cache.
 PERF = "perf"
@@ -31,7 +34,7 @@ def backend_tag(backend):
 
 def check_tags(tags, known_backends, known_suites):
     """fail()s on a tag outside the vocabulary, naming the file to extend."""
-    allowed = BAZEL_TAGS + REQUIRES_TAGS.values() + [SMOKE, PERF] + DISABLED_REASON_TAGS.values() + MODE_TAGS
+    allowed = BAZEL_TAGS + REQUIRES_TAGS.values() + [SMOKE, NIGHTLY, PERF] + DISABLED_REASON_TAGS.values() + MODE_TAGS
     allowed += [backend_tag(b) for b in known_backends] + [suite_tag(s) for s in known_suites]
     for tag in tags:
         if tag not in allowed:

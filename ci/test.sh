@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The test command (README): installs what is missing, then runs every presubmit test under Bazel
+# (unit tests, fault injection, FlexAttention, and the TIMM smoke targets with aot_eager and Inductor),
+# then the unit-test files once more under plain pytest. Quick when installed and cached.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/bootstrap.sh
+venv="${PARITY_VENV:-/opt/parity/venv}"
+mkdir -p out
+start=$(date +%s)
+
+echo "[test] plain pytest over the library test files (same files Bazel runs)"
+"$venv/bin/python" -m pytest -q compiler tools ci suites/common/manifest_test.py flex_attention
+
+echo "[test] bazel test //... (presubmit set, disk cache /var/cache/parity/bazel-disk)"
+status=0
+bazel test //... --config=ci --config=presubmit --build_event_json_file=out/bep.json || status=$?
+# 3: some test failed; 4: no test targets (both are reported below); anything else is a build error.
+if [ "$status" != 0 ] && [ "$status" != 3 ] && [ "$status" != 4 ]; then
+  echo "[test] bazel failed with exit code $status (build or configuration error)" >&2
+  exit "$status"
+fi
+echo "[test] done in $(( $(date +%s) - start )) s"
+"$venv/bin/python" ci/bazel_summary.py out/bep.json
