@@ -10,7 +10,7 @@ mkdir -p out
 start=$(date +%s)
 
 echo "[test] plain pytest over the library test files (same files Bazel runs)"
-"$venv/bin/python" -m pytest -q compiler tools ci suites/common/manifest_test.py flex_attention
+"$venv/bin/python" -m pytest -q compiler tools ci suites/run_test.py suites/common/manifest_test.py flex_attention
 
 echo "[test] bazel test //... (presubmit set, disk cache /var/cache/parity/bazel-disk)"
 status=0

@@ -102,7 +102,10 @@ class ModelRun:
         accuracy.tolerance = tolerance
         # Accuracy values for both when one compile serves both; upstream's perf values in a perf-only run.
         settings = accuracy_settings(deterministic_algorithms=True) if self.plan.check_accuracy else performance_settings()
-        with settings, torch._inductor.config.patch(self.entry.inductor_config):
+        # Upstream's pick_grad: inference runs without autograd (else the compiled forward is a training
+        # graph and CUDA graph trees wait for a backward that never comes), training with it.
+        grad_mode = torch.enable_grad() if self.training else torch.no_grad()
+        with settings, grad_mode, torch._inductor.config.patch(self.entry.inductor_config):
             fp64 = self._fp64_reference(model, inputs, iteration) if self.plan.check_accuracy else None
             accuracy.fp64_reference = fp64 is not None
             accuracy.cosine = self.plan.check_accuracy and fp64 is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import platform
 import socket
 import subprocess
@@ -23,7 +24,9 @@ def _version(dist: str) -> str:
 
 
 def git_commit(repo: Path = REPO_ROOT) -> tuple[str, bool]:
-    """(commit, dirty) of the checkout, or ("", False) where git cannot tell (e.g. inside Bazel's sandbox)."""
+    """(commit, dirty) of the checkout; PARITY_COMMIT where git cannot tell (Bazel's sandbox, a copied tree)."""
+    if commit := os.environ.get("PARITY_COMMIT", ""):
+        return commit, False
     try:
         commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
                                 timeout=10, check=True).stdout.strip()
