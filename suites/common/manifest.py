@@ -10,6 +10,8 @@ Each entry:
   optimizer  "adam" | "sgd"                       optional, default adam (upstream's BENCHMARK_USE_SGD -> sgd)
   larger_multiplier_for_smaller_tensor  bool      optional
   inductor_config  {key: value}                   optional torch._inductor.config overrides (upstream's per-model ones)
+  presubmit_compile  bool                         optional; CPU presubmit compiles this model's smoke variant with
+                                                  Inductor (others only with aot_eager; nightly compiles all)
   expected   [{device, mode, backend, status, reason}]   optional; "*" matches anything; default "pass"
   skip       [{device, mode, backend, reason}]           optional; combinations not run (status "skipped")
 """
@@ -137,7 +139,7 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
 
 
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
-               "expected", "skip", "notes", "inductor_config"}
+               "expected", "skip", "notes", "inductor_config", "presubmit_compile"}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
