@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 # resolve(): under Bazel this file is a runfiles symlink; the scan reads the source tree it points into.
 REPO = Path(__file__).resolve().parent.parent
 DEVICE_MODULES = {"compiler.devices.cpu", "compiler.devices.cuda", "compiler.devices.npu", "compiler.devices.privateuse1"}
@@ -40,15 +42,9 @@ def test_compiler_does_not_import_suites_or_tools() -> None:
     assert offenders == []
 
 
-def test_tools_never_import_a_suite() -> None:
+@pytest.mark.parametrize("folder", ["tools", "suites/common"])
+def test_no_suite_is_imported_from(folder: str) -> None:
     suites = {p.name for p in (REPO / "suites").iterdir() if p.is_dir() and p.name != "common"}
-    offenders = [str(p.relative_to(REPO)) for p in sources("tools")
-                 if any(m.startswith("suites.") and m.split(".")[1] in suites for m in imports_of(p))]
-    assert offenders == []
-
-
-def test_common_harness_does_not_import_a_suite() -> None:
-    suites = {p.name for p in (REPO / "suites").iterdir() if p.is_dir() and p.name != "common"}
-    offenders = [str(p.relative_to(REPO)) for p in sources("suites/common")
+    offenders = [str(p.relative_to(REPO)) for p in sources(folder)
                  if any(m.startswith("suites.") and m.split(".")[1] in suites for m in imports_of(p))]
     assert offenders == []

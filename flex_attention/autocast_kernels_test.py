@@ -15,13 +15,10 @@ from flex_attention.autocast_kernels import (
     make_backward_kernel,
     make_forward_kernel,
 )
-from flex_attention.recording_backend import GraphRecorder, calls_to, meta_tensor
-from flex_attention.simulated_npu import init_npu_device
+from flex_attention.recording_backend import GraphRecorder, calls_to, casts_to, meta_tensor
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _npu() -> None:
-    init_npu_device()
+# Each test renames PrivateUse1 to `npu`, so each runs in its own process (conftest.py).
+pytestmark = [pytest.mark.own_process, pytest.mark.usefixtures("npu")]
 
 
 def _key_excluded() -> bool:
@@ -41,19 +38,6 @@ class RecordingHop:
         return "redispatched"
 
 
-def _is_cast_to(node: torch.fx.Node, dtype: torch.dtype) -> bool:
-    """A node that turns a tensor of another dtype into `dtype`."""
-    if node.op != "call_function" or not node.args or not isinstance(node.args[0], torch.fx.Node):
-        return False
-    out, source = node.meta.get("val"), node.args[0].meta.get("val")
-    return (
-        isinstance(out, torch.Tensor)
-        and isinstance(source, torch.Tensor)
-        and out.dtype == dtype
-        and source.dtype != dtype
-    )
-
-
 def _npu_tensor(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     return torch.ones(*shape, device="npu", dtype=dtype)
 
@@ -70,26 +54,26 @@ def test_cast_rule_matches_autocast() -> None:
         assert cast_for_autocast(0.5, "npu", torch.float16) == 0.5
 
 
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_forward_kernel_casts_only_qkv_then_redispatches(dtype: torch.dtype) -> None:
-    hop = RecordingHop()
-    kernel = make_forward_kernel(hop)
-    with FakeTensorMode():
-        q, k, v = (_npu_tensor(1, 2, 16, 8) for _ in range(3))
-        block_mask = (16, 16, _npu_tensor(1, 1, 1, dtype=torch.int32))
-        score_buffers = (_npu_tensor(16),)
-        mask_buffers = (_npu_tensor(16),)
-        options = {"BACKEND": "AUTO"}
-        rest = (lambda s, *idx: s, block_mask, 0.25, options, score_buffers, mask_buffers)
-        with torch.autocast(device_type="npu", dtype=dtype):
-            assert not _key_excluded()
-            assert kernel(q, k, v, *rest) == "redispatched"
-            assert not _key_excluded()
-    assert hop.key_excluded_during_call, "redispatch would re-enter the autocast kernel"
-    assert [t.dtype for t in hop.args[:3]] == [dtype] * 3
-    for sent, received in zip(rest, hop.args[3:]):
-        assert received is sent  # score_mod, block mask, scale, options, buffers: untouched
-    assert score_buffers[0].dtype == mask_buffers[0].dtype == torch.float32
+def test_forward_kernel_casts_only_qkv_then_redispatches() -> None:
+    for dtype in (torch.float16, torch.bfloat16):
+        hop = RecordingHop()
+        kernel = make_forward_kernel(hop)
+        with FakeTensorMode():
+            q, k, v = (_npu_tensor(1, 2, 16, 8) for _ in range(3))
+            block_mask = (16, 16, _npu_tensor(1, 1, 1, dtype=torch.int32))
+            score_buffers = (_npu_tensor(16),)
+            mask_buffers = (_npu_tensor(16),)
+            options = {"BACKEND": "AUTO"}
+            rest = (lambda s, *idx: s, block_mask, 0.25, options, score_buffers, mask_buffers)
+            with torch.autocast(device_type="npu", dtype=dtype):
+                assert not _key_excluded()
+                assert kernel(q, k, v, *rest) == "redispatched"
+                assert not _key_excluded()
+        assert hop.key_excluded_during_call, f"{dtype}: redispatch would re-enter the kernel"
+        assert [t.dtype for t in hop.args[:3]] == [dtype] * 3
+        for sent, received in zip(rest, hop.args[3:]):
+            assert received is sent  # score_mod, block mask, scale, options, buffers: untouched
+        assert score_buffers[0].dtype == mask_buffers[0].dtype == torch.float32
 
 
 def test_backward_kernel_redispatches_without_recasting() -> None:
@@ -138,5 +122,5 @@ def test_compiled_forward_casts_only_qkv() -> None:
     mask_nodes = [a for a in node.args[4] if isinstance(a, torch.fx.Node) and a.op != "get_attr"]
     mask_tensors = [meta_tensor(a) for a in mask_nodes]
     assert mask_tensors and all(t.dtype == torch.int32 for t in mask_tensors)
-    casts = [n for n in graph.graph.nodes if _is_cast_to(n, torch.bfloat16)]
+    casts = casts_to(graph, torch.bfloat16)
     assert casts == list(node.args[:3]), f"expected casts of q, k, v only, got {casts}"

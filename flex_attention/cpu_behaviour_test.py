@@ -1,6 +1,7 @@
 """CPU FlexAttention still works, with the same numbers, once PrivateUse1 support is enabled.
 
-The bitwise before/after comparison needs a fresh process: see fresh_process_test.py.
+Each test runs in its own process with the `npu` device enabled first (conftest.py). The bitwise
+before/after comparison is in fresh_process_test.py (CPU) and cuda_regression_test.py (CUDA).
 """
 
 from __future__ import annotations
@@ -11,15 +12,12 @@ import pytest
 import torch
 from torch.nn.attention.flex_attention import flex_attention
 
-from flex_attention.simulated_npu import init_npu_device
-
-# Eager flex_attention warns that it is unfused; that is the point of these checks.
-pytestmark = pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _npu() -> None:
-    init_npu_device()
+pytestmark = [
+    pytest.mark.own_process,
+    pytest.mark.usefixtures("npu"),
+    # Eager flex_attention warns that it is unfused; that is the point of these checks.
+    pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile"),
+]
 
 
 def _qkv() -> list[torch.Tensor]:

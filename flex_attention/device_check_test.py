@@ -1,4 +1,7 @@
-"""Device validation: exact on the PrivateUse1 device, unchanged everywhere else."""
+"""Device validation: exact on the PrivateUse1 device, unchanged everywhere else.
+
+Each test runs in its own process, after the `npu` fixture initialised the device (conftest.py).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ import torch.nn.attention.flex_attention as api
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from flex_attention.device_check import is_privateuse1_validator
-from flex_attention.simulated_npu import init_npu_device
 
 _OURS = "FlexAttention on npu needs query, key and value on one npu device"
 _MIXED = [
@@ -22,11 +24,9 @@ _MIXED = [
     ("cpu", "npu:0", "cpu"),
     ("cpu", "cpu", "npu:0"),
 ]
+_OTHER_DEVICE_TYPES = ["cpu", "cuda", "xpu", "hpu", "mps", "meta"]
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _npu() -> None:
-    init_npu_device()
+pytestmark = [pytest.mark.own_process, pytest.mark.usefixtures("npu")]
 
 
 def _fake_qkv(devices: tuple[str, str, str]) -> list[torch.Tensor]:
@@ -46,24 +46,24 @@ def test_validator_is_installed_over_the_previous_one() -> None:
     assert not is_privateuse1_validator(api._validate_device.previous_validator)
 
 
-@pytest.mark.parametrize("devices", _MIXED, ids="-".join)
-def test_validator_rejects_mixed_devices_clearly(devices: tuple[str, str, str]) -> None:
-    with FakeTensorMode():
-        q, k, v = _fake_qkv(devices)
-        with pytest.raises(ValueError) as info:
-            api._validate_device(q, k, v)
-    message = str(info.value)
-    assert _OURS in message
-    for device in devices:
-        assert device in message
+def test_validator_rejects_mixed_devices_clearly() -> None:
+    for devices in _MIXED:
+        with FakeTensorMode():
+            q, k, v = _fake_qkv(devices)
+            with pytest.raises(ValueError) as info:
+                api._validate_device(q, k, v)
+        message = str(info.value)
+        assert _OURS in message, devices
+        for device in devices:
+            assert device in message, (devices, message)
 
 
-@pytest.mark.parametrize("devices", _MIXED, ids="-".join)
-def test_public_api_rejects_mixed_devices_clearly(devices: tuple[str, str, str]) -> None:
-    with FakeTensorMode():
-        q, k, v = _fake_qkv(devices)
-        with pytest.raises(ValueError, match="same device"):
-            api.flex_attention(q, k, v)
+def test_public_api_rejects_mixed_devices_clearly() -> None:
+    for devices in _MIXED:
+        with FakeTensorMode():
+            q, k, v = _fake_qkv(devices)
+            with pytest.raises(ValueError, match="same device"):
+                api.flex_attention(q, k, v)
 
 
 def test_compiled_call_keeps_the_mixed_device_error() -> None:
@@ -75,28 +75,26 @@ def test_compiled_call_keeps_the_mixed_device_error() -> None:
             compiled(q, k, v)
 
 
-@pytest.mark.parametrize("index", [0, 1])
-def test_validator_accepts_one_npu_device(index: int) -> None:
-    with FakeTensorMode():
-        q, k, v = _fake_qkv((f"npu:{index}",) * 3)
-        for t in (q, k, v):
-            t.requires_grad_(True)  # backward is allowed on npu, unlike upstream's CPU rule
-        assert api._validate_device(q, k, v) is None
+def test_validator_accepts_one_npu_device() -> None:
+    for index in (0, 1):
+        with FakeTensorMode():
+            q, k, v = _fake_qkv((f"npu:{index}",) * 3)
+            for t in (q, k, v):
+                t.requires_grad_(True)  # backward is allowed on npu, unlike upstream's CPU rule
+            assert api._validate_device(q, k, v) is None, index
 
 
-@pytest.mark.parametrize("requires_grad", [False, True])
-@pytest.mark.parametrize("device_type", ["cpu", "cuda", "xpu", "hpu", "mps", "meta"])
-def test_other_devices_get_exactly_the_previous_outcome(
-    device_type: str, requires_grad: bool
-) -> None:
-    # The validators only read .device and .requires_grad, so stand-ins cover devices absent here.
-    qkv = [
-        SimpleNamespace(device=torch.device(device_type), requires_grad=requires_grad)
-        for _ in range(3)
-    ]
-    assert _outcome(api._validate_device, *qkv) == _outcome(
-        api._validate_device.previous_validator, *qkv
-    )
+def test_other_devices_get_exactly_the_previous_outcome() -> None:
+    for device_type in _OTHER_DEVICE_TYPES:
+        for requires_grad in (False, True):
+            # The validators only read .device and .requires_grad: stand-ins cover absent devices.
+            qkv = [
+                SimpleNamespace(device=torch.device(device_type), requires_grad=requires_grad)
+                for _ in range(3)
+            ]
+            assert _outcome(api._validate_device, *qkv) == _outcome(
+                api._validate_device.previous_validator, *qkv
+            ), (device_type, requires_grad)
 
 
 def test_upstream_rules_still_run_for_other_devices() -> None:

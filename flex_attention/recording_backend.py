@@ -43,3 +43,20 @@ def meta_tensor(node: Any) -> torch.Tensor:
     value = node.meta["val"]
     assert isinstance(value, torch.Tensor), f"{node} carries {type(value).__name__}, not a tensor"
     return value
+
+
+def casts_to(gm: GraphModule, dtype: torch.dtype) -> list[Node]:
+    """The nodes of `gm` that turn a tensor of another dtype into `dtype`, in graph order."""
+    casts = []
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or not node.args or not isinstance(node.args[0], Node):
+            continue
+        out, source = node.meta.get("val"), node.args[0].meta.get("val")
+        if (
+            isinstance(out, torch.Tensor)
+            and isinstance(source, torch.Tensor)
+            and out.dtype == dtype
+            and source.dtype != dtype
+        ):
+            casts.append(node)
+    return casts

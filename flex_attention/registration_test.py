@@ -1,5 +1,6 @@
-"""`enable_privateuse1_flex_attention()` and the npu entry point, in this (shared) process.
+"""`enable_privateuse1_flex_attention()` and the npu entry point, once the device is initialised.
 
+Each test runs in its own process, after the `npu` fixture initialised the device (conftest.py).
 The first-call behaviour, and a kernel a backend registered first, are in fresh_process_test.py.
 """
 
@@ -25,10 +26,7 @@ from flex_attention.simulated_npu import SIMULATED, ensure_npu_backend, init_npu
 
 _HAS_TORCH_NPU = importlib.util.find_spec("torch_npu") is not None
 
-
-@pytest.fixture(scope="module", autouse=True)
-def _npu() -> None:
-    init_npu_device()
+pytestmark = [pytest.mark.own_process, pytest.mark.usefixtures("npu")]
 
 
 def test_repeated_enable_is_a_no_op() -> None:

@@ -4,7 +4,8 @@ In FakeTensorMode, fp32 Q/K/V on `npu` go through torch.compile(fullgraph=True) 
 autocast with a backend that only records the FX graphs, then a fake backward runs. Checks: no
 graph break, both HOPs reach the backend, BF16 output, FP32 leaf gradients.
 
-Runs under pytest, and as a script (`python flex_attention/test_...py`) printing the PASS line.
+Runs under pytest (in its own process: it renames PrivateUse1, see conftest.py), and as a script
+(`python flex_attention/test_...py`) printing the PASS line.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ if __package__ in (None, ""):
     # Run as a script: make the repository root importable (Bazel and pytest already do this).
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import pytest
 import torch
 from torch._dynamo.utils import counters
 from torch._higher_order_ops.flex_attention import flex_attention as flex_attention_hop
@@ -28,6 +30,8 @@ from flex_attention.recording_backend import GraphRecorder, calls_to, meta_tenso
 from flex_attention.simulated_npu import init_npu_device
 
 PASS_LINE = "PASS: NPU FlexAttention FakeTensor AOT graph capture and AMP/HOP metadata."
+
+pytestmark = pytest.mark.own_process
 
 
 def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:

@@ -144,8 +144,7 @@ class ModelRun:
 
     def _eager_runs(self, model: torch.nn.Module, inputs: Any, iteration: Iteration) -> tuple[Any, str]:
         runs = []
-        for ordinal, fail, oom in (("1st", "eager_1st_run_fail", "eager_1st_run_OOM"),
-                                   ("2nd", "eager_2nd_run_fail", "eager_2nd_run_OOM")):
+        for fail, oom in (("eager_1st_run_fail", "eager_1st_run_OOM"), ("eager_2nd_run_fail", "eager_2nd_run_OOM")):
             with _classified(pb.PHASE_EAGER, fail, oom, self.device), self.device.determinism():
                 reset_rng_state()
                 copy_ = copy.deepcopy(model)
