@@ -43,7 +43,7 @@ class QueryError(RuntimeError):
 # (query expression) -> labels. Raises QueryError.
 Query = Callable[[str], Sequence[str]]
 # (repository-relative path) -> its package ("" for the root package), or None when outside any package.
-FindPackage = Callable[[str], "str | None"]
+FindPackage = Callable[[str], str | None]
 
 # Files that change how everything is built or which packages exist: their effect is not in the graph.
 GLOBAL_CONFIG = frozenset({
@@ -67,6 +67,7 @@ def full_reason(path: str) -> str | None:
 
 
 def is_doc(path: str) -> bool:
+    # By convention no *.md file is a Bazel input here, so docs never change a test's result.
     return path.endswith(".md")
 
 
@@ -115,7 +116,7 @@ def decide(changes: Sequence[Change], find_package: FindPackage, query: Query) -
             return Decision(Kind.FULL, f"{change.path} was deleted (or renamed): its label no longer exists")
 
     build_packages: set[str] = set()
-    candidates: dict[str, str] = {}  # label -> path
+    candidates: set[str] = set()  # source-file labels
     for change in code:
         package = find_package(change.path)
         if package is None:
@@ -126,7 +127,7 @@ def decide(changes: Sequence[Change], find_package: FindPackage, query: Query) -
                 return Decision(Kind.FULL, f"{change.path} is a new BUILD file: package boundaries changed")
             build_packages.add(package)
         else:
-            candidates[file_label(package, change.path)] = change.path
+            candidates.add(file_label(package, change.path))
 
     try:
         known = _existing(candidates, query)
@@ -146,7 +147,7 @@ def decide(changes: Sequence[Change], find_package: FindPackage, query: Query) -
                     f"{len(build_packages)} BUILD files) affect {len(tests)} test targets{detail}", tests)
 
 
-def _existing(candidates: dict[str, str], query: Query) -> set[str]:
+def _existing(candidates: set[str], query: Query) -> set[str]:
     """The candidate labels Bazel knows. A file no BUILD file declares is no target (querying it is an
     error), and it cannot be an input of any test; `//pkg:*` lists the declared files of each package."""
     if not candidates:
