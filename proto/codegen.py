@@ -23,6 +23,9 @@ def ensure_generated() -> None:
             _generate()
         if str(GEN_ROOT) not in sys.path:
             sys.path.insert(0, str(GEN_ROOT))
+        # pytest may have put .gen on sys.path before it existed; drop the cached "no such folder" finder.
+        sys.path_importer_cache.pop(str(GEN_ROOT), None)
+        importlib.invalidate_caches()
 
 
 def _stale() -> bool:
