@@ -2,6 +2,9 @@
 
   python -m tools.store ingest  --db out/parity.db RESULT_PATHS... [--run-id ID] [--commit SHA]
   python -m tools.store summary --db out/parity.db [--run-id ID]      (default: the newest run)
+  python -m tools.store export-hud --db out/parity.db --run-id ID --out rows.json   (HUD v3 rows, JSON lines)
+  python -m tools.store import-community --db out/parity.db --run-id h100-2026-12 --device-name "NVIDIA H100" \
+      inductor_with_cudagraphs_timm_models_bfloat16_inference_cuda_h100_{accuracy,performance}.csv
 
 RESULT_PATHS are result files or folders: the CLI's --out folders, or Bazel's test logs
 (.bazel/testlogs/...), whose outputs.zip files hold the results.
@@ -10,6 +13,7 @@ RESULT_PATHS are result files or folders: the CLI's --out folders, or Bazel's te
 from __future__ import annotations
 
 import argparse
+import json
 import sqlite3
 import sys
 from pathlib import Path
@@ -18,7 +22,8 @@ from proto.codegen import ensure_generated
 
 ensure_generated()
 
-from tools.store.db import IngestError, connect, ingest, load_results  # noqa: E402
+from tools.store.db import IngestError, LoadedResult, connect, ingest, load_results, stored_results  # noqa: E402
+from tools.store.hud_interop import InteropError, import_community_csvs, to_hud_rows  # noqa: E402
 from tools.store.hud import render, summarize  # noqa: E402
 
 
@@ -33,12 +38,33 @@ def main(argv: list[str] | None = None) -> int:
     ingest_cmd.add_argument("--commit", default="", help="commit for results that carry none")
     summary_cmd = sub.add_parser("summary", help="print the HUD summary of a run")
     summary_cmd.add_argument("--run-id", default="")
+    export_cmd = sub.add_parser("export-hud", help="write a run as HUD v3 benchmark rows (JSON lines)")
+    export_cmd.add_argument("--run-id", required=True)
+    export_cmd.add_argument("--out", type=Path, required=True)
+    export_cmd.add_argument("--repo", default="")
+    import_cmd = sub.add_parser("import-community", help="store upstream benchmark CSVs as a baseline run")
+    import_cmd.add_argument("csvs", nargs="+", type=Path)
+    import_cmd.add_argument("--run-id", required=True)
+    import_cmd.add_argument("--device-name", required=True, help='e.g. "NVIDIA H100 80GB HBM3"')
     args = parser.parse_args(argv)
     try:
         conn = connect(args.db)
         if args.command == "ingest":
             count = ingest(conn, load_results(args.paths, run_id=args.run_id, commit=args.commit))
             print(f"stored {count} results in {args.db}")
+            return 0
+        if args.command == "import-community":
+            results = import_community_csvs(args.csvs, args.run_id, args.device_name)
+            count = ingest(conn, [LoadedResult(str(args.csvs[0]), r) for r in results])
+            print(f"stored {count} baseline results of run {args.run_id} in {args.db}")
+            return 0
+        if args.command == "export-hud":
+            rows = [row for r in stored_results(conn, args.run_id) for row in to_hud_rows(r, repo=args.repo)]
+            if not rows:
+                print(f"error: run {args.run_id!r} has no results in {args.db}", file=sys.stderr)
+                return 2
+            args.out.write_text("".join(json.dumps(row) + "\n" for row in rows))
+            print(f"wrote {len(rows)} HUD v3 rows to {args.out}")
             return 0
         run_id = args.run_id or _newest_run(conn)
         if not run_id:
@@ -51,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"HUD summary of run {run_id} ({args.db})")
         print(render(summary))
         return 0
-    except (IngestError, sqlite3.DatabaseError, RuntimeError) as exc:
+    except (IngestError, InteropError, sqlite3.DatabaseError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -154,3 +154,13 @@ def _row(r: pb.ModelResult) -> tuple[object, ...]:
             r.memory.compression_ratio, r.memory.eager_peak_gb, r.memory.compiled_peak_gb, r.dynamo.graph_breaks,
             r.dynamo.recompiles, p.torch_version, p.commit, p.manifest_version, p.manifest_sha256,
             p.start_time.seconds, r.wall_time_s, r.SerializeToString())
+
+
+def stored_results(conn: sqlite3.Connection, run_id: str) -> list[pb.ModelResult]:
+    """The whole messages of a run, as ingested."""
+    results = []
+    for (payload,) in conn.execute("SELECT payload FROM results WHERE run_id = ? ORDER BY suite, model, mode", (run_id,)):
+        result = pb.ModelResult()
+        result.ParseFromString(payload)
+        results.append(result)
+    return results

@@ -1,0 +1,147 @@
+"""Interoperability with the community's dashboard data.
+
+Export: our results as rows of the HUD v3 benchmark schema (benchmark.oss_ci_benchmark_v3), one row per
+metric, as upstream's harness writes them: the accuracy status (a string) goes into
+metric.extra_info.benchmark_values of an "_accuracy" output; numeric metrics come from a
+"_performance" output, because the HUD keeps perf metrics only from outputs without "_accuracy".
+Import: upstream's benchmarks/dynamo CSV files (accuracy and performance) as ModelResult messages,
+so a community run (e.g. H100) can be stored as a baseline beside ours.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+from parity.v1 import results_pb2 as pb
+
+# Our HUD compiler name -> the raw output prefix the HUD derives it from.
+RAW_BACKEND = {"cudagraphs": "inductor_with_cudagraphs", "default": "inductor_no_cudagraphs", "eager": "inductor_eager",
+               "aot_eager": "aot_eager"}
+SUITE_ORIGIN = {"timm": "timm_models", "huggingface": "huggingface", "torchbench": "torchbench"}
+_MODES = {pb.MODE_TRAINING: "training", pb.MODE_INFERENCE: "inference"}
+_DTYPES = {pb.PRECISION_AMP: "amp", pb.PRECISION_BFLOAT16: "bfloat16", pb.PRECISION_FLOAT16: "float16",
+           pb.PRECISION_FLOAT32: "float32"}
+# Upstream's output file name: <prefix>_<suite>_<dtype>_<mode>_<device>_<accuracy|performance>.csv
+_FILE_NAME = re.compile(r"^(?P<prefix>.+)_(?P<suite>torchbench|huggingface|timm_models)_(?P<dtype>amp|bfloat16|float16|"
+                        r"float32)_(?P<mode>training|inference)_(?P<device>.+)_(?P<target>accuracy|performance)\.csv$")
+
+
+class InteropError(ValueError):
+    """A community file that cannot be read as upstream writes it."""
+
+
+def output_name(result: pb.ModelResult, target: str) -> str:
+    c = result.config
+    device = c.device + (f"_{_arch_tag(result.provenance.device_name)}" if result.provenance.device_name else "")
+    raw = RAW_BACKEND.get(c.hud_compiler, c.hud_compiler)
+    return f"{raw}_{SUITE_ORIGIN.get(c.suite, c.suite)}_{_DTYPES[c.precision]}_{_MODES[c.mode]}_{device}_{target}.csv"
+
+
+def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -> list[dict[str, Any]]:
+    """The HUD v3 rows of one result: accuracy first, then the performance metrics."""
+    c, p = result.config, result.provenance
+    common = {
+        "timestamp": p.start_time.seconds,
+        "schema_version": "v3",
+        "name": "TorchInductor",
+        "repo": repo,
+        "head_branch": head_branch,
+        "head_sha": p.commit,
+        "runners": [{"name": c.device, "type": p.device_name, "gpu_info": p.device_name}],
+        "model": {"name": c.model, "type": "OSS model", "backend": RAW_BACKEND.get(c.hud_compiler, c.hud_compiler),
+                  "origins": [SUITE_ORIGIN.get(c.suite, c.suite)]},
+        "dependencies": {"torch": p.torch_version, "triton": p.triton_version, "torch_npu": p.torch_npu_version},
+    }
+
+    def row(target: str, metric: dict[str, Any]) -> dict[str, Any]:
+        benchmark = {"name": "TorchInductor", "mode": _MODES[c.mode], "dtype": _DTYPES[c.precision],
+                     "extra_info": {"device": c.device, "arch": p.device_arch, "batch_size": str(c.batch_size),
+                                    "output": output_name(result, target)}}
+        return {**common, "benchmark": benchmark, "metric": metric}
+
+    rows = [row("accuracy", {"name": "accuracy", "benchmark_values": [],
+                             "extra_info": {"benchmark_values": [result.community_status]}})]
+    if result.performance.measured:
+        mem, perf = result.memory, result.performance
+        for name, value in (("speedup", perf.speedup), ("abs_latency", perf.abs_latency_ms),
+                            ("compilation_latency", result.compile_time.compilation_latency_s),
+                            ("compression_ratio", mem.compression_ratio), ("eager_peak_mem", mem.eager_peak_gb),
+                            ("dynamo_peak_mem", mem.compiled_peak_gb)):
+            rows.append(row("performance", {"name": name, "benchmark_values": [round(value, 6)], "extra_info": {}}))
+    return rows
+
+
+def import_community_csvs(paths: list[Path], run_id: str, device_name: str) -> list[pb.ModelResult]:
+    """Reads upstream accuracy/performance CSV pairs into one ModelResult per (file set, model)."""
+    merged: dict[tuple[str, ...], pb.ModelResult] = {}
+    for path in paths:
+        match = _FILE_NAME.match(path.name)
+        if not match:
+            raise InteropError(f"{path.name}: not an upstream benchmark output name "
+                               "(<prefix>_<suite>_<dtype>_<mode>_<device>_<accuracy|performance>.csv)")
+        f = match.groupdict()
+        try:
+            with open(path, newline="") as handle:
+                rows = list(csv.DictReader(handle))
+        except (OSError, csv.Error, UnicodeDecodeError) as exc:
+            raise InteropError(f"{path}: unreadable ({exc})") from exc
+        # Upstream's failure rows fill only dev,name,batch_size and zero speed-up and latency.
+        required = {"name", "accuracy"} if f["target"] == "accuracy" else {"name", "speedup"}
+        for number, row in enumerate(rows, 2):
+            missing = required - {k for k, v in row.items() if v}
+            if missing:
+                raise InteropError(f"{path}:{number}: missing value(s) for {sorted(missing)}")
+            key = (f["prefix"], f["suite"], f["dtype"], f["mode"], f["device"], row["name"])
+            result = merged.setdefault(key, _baseline_result(key, run_id, device_name))
+            if f["target"] == "accuracy":
+                result.community_status = row["accuracy"]
+            else:
+                _fill_performance(result, row)
+    for result in merged.values():
+        if not result.community_status:  # a performance row without its accuracy row
+            result.community_status = "pass" if result.performance.speedup > 0 else "fail_to_run"
+    return list(merged.values())
+
+
+def _baseline_result(key: tuple[str, ...], run_id: str, device_name: str) -> pb.ModelResult:
+    prefix, suite_origin, dtype, mode, device, model = key
+    suite = {v: k for k, v in SUITE_ORIGIN.items()}[suite_origin]
+    hud = {v: k for k, v in RAW_BACKEND.items()}.get(prefix, prefix)
+    result = pb.ModelResult(run_id=run_id)
+    result.result_id = hashlib.sha256("|".join((run_id, *key)).encode()).hexdigest()[:32]
+    result.config.CopyFrom(pb.RunConfig(
+        suite=suite, model=model, mode=pb.MODE_TRAINING if mode == "training" else pb.MODE_INFERENCE,
+        precision={v: k for k, v in _DTYPES.items()}[dtype], backend=prefix, hud_compiler=hud,
+        device=device.split("_")[0]))
+    result.provenance.device_type = device.split("_")[0]
+    result.provenance.device_name = device_name
+    return result
+
+
+def _fill_performance(result: pb.ModelResult, row: dict[str, str]) -> None:
+    def number(column: str) -> float:
+        try:
+            return float(row.get(column) or 0.0)
+        except ValueError as exc:
+            raise InteropError(f"column {column} of {row.get('name')}: {row.get(column)!r} is not a number") from exc
+
+    result.config.batch_size = int(number("batch_size"))
+    result.performance.measured = number("speedup") > 0
+    result.performance.speedup = number("speedup")
+    result.performance.abs_latency_ms = number("abs_latency")
+    result.compile_time.compilation_latency_s = number("compilation_latency")
+    result.compile_time.cold_start = True
+    result.memory.compression_ratio = number("compression_ratio")
+    result.memory.eager_peak_gb = number("eager_peak_mem")
+    result.memory.compiled_peak_gb = number("dynamo_peak_mem")
+    result.dynamo.graph_breaks = int(number("graph_breaks"))
+
+
+def _arch_tag(device_name: str) -> str:
+    """"NVIDIA H200" -> "h200", as upstream's output names (cuda_h100, cuda_a10g)."""
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", device_name.lower()) if w and w not in ("nvidia", "tesla")]
+    return words[0] if words else ""

@@ -1,0 +1,83 @@
+"""HUD v3 export and community CSV import, through the real store and CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from parity.v1 import results_pb2 as pb
+from tools.store.__main__ import main
+from tools.store.hud_interop import InteropError, import_community_csvs, output_name, to_hud_rows
+
+ACCURACY_CSV = """dev,name,batch_size,accuracy,calls_captured,unique_graphs,graph_breaks,unique_graph_breaks
+cuda,repvgg_a2,8,pass,170,1,0,0
+cuda,beit_base_patch16_224,8,fail_accuracy,300,1,0,0
+cuda,ghostnet_100,0,eager_fail_to_run
+"""
+PERFORMANCE_CSV = """dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,dynamo_peak_mem,graph_breaks
+cuda,repvgg_a2,128,2.000000,6.500000,20.000000,1.200000,1.100000,0.900000,0
+cuda,beit_base_patch16_224,64,1.500000,9.000000,30.000000,1.000000,2.000000,2.000000,0
+cuda,ghostnet_100,0,0.0,0.0
+"""
+PREFIX = "inductor_with_cudagraphs_timm_models_bfloat16_inference_cuda_h100"
+
+
+def community_files(tmp_path: Path) -> list[Path]:
+    accuracy = tmp_path / f"{PREFIX}_accuracy.csv"
+    performance = tmp_path / f"{PREFIX}_performance.csv"
+    accuracy.write_text(ACCURACY_CSV)
+    performance.write_text(PERFORMANCE_CSV)
+    return [accuracy, performance]
+
+
+def test_import_merges_accuracy_and_performance(tmp_path: Path) -> None:
+    results = {r.config.model: r for r in import_community_csvs(community_files(tmp_path), "h100", "NVIDIA H100")}
+    assert set(results) == {"repvgg_a2", "beit_base_patch16_224", "ghostnet_100"}
+    repvgg = results["repvgg_a2"]
+    assert repvgg.community_status == "pass" and repvgg.config.hud_compiler == "cudagraphs"
+    assert repvgg.config.suite == "timm" and repvgg.config.mode == pb.MODE_INFERENCE
+    assert repvgg.performance.speedup == 2.0 and repvgg.compile_time.compilation_latency_s == 20.0
+    assert results["ghostnet_100"].community_status == "eager_fail_to_run"
+    assert not results["ghostnet_100"].performance.measured
+
+
+@pytest.mark.parametrize("name, body, message", [
+    ("speedups.csv", PERFORMANCE_CSV, "not an upstream benchmark output name"),
+    (f"{PREFIX}_accuracy.csv", "dev,name,batch_size\ncuda,repvgg_a2,8\n", "missing value\\(s\\) for \\['accuracy'\\]"),
+    (f"{PREFIX}_performance.csv", "dev,name,speedup\ncuda,repvgg_a2,fast\n", "'fast' is not a number"),
+])
+def test_bad_community_files_are_named(tmp_path: Path, name: str, body: str, message: str) -> None:
+    path = tmp_path / name
+    path.write_text(body)
+    with pytest.raises(InteropError, match=message):
+        import_community_csvs([path], "h100", "NVIDIA H100")
+
+
+def test_hud_rows_follow_the_v3_schema(tmp_path: Path) -> None:
+    result = import_community_csvs(community_files(tmp_path), "h100", "NVIDIA H100")[0]
+    rows = to_hud_rows(result, repo="parity")
+    accuracy, *perf = rows
+    assert accuracy["metric"]["extra_info"]["benchmark_values"] == [result.community_status]
+    assert accuracy["benchmark"]["extra_info"]["output"].endswith("_accuracy.csv")
+    assert {r["metric"]["name"] for r in perf} == {"speedup", "abs_latency", "compilation_latency",
+                                                     "compression_ratio", "eager_peak_mem", "dynamo_peak_mem"}
+    assert all("_accuracy" not in r["benchmark"]["extra_info"]["output"] for r in perf)
+    assert rows[0]["model"]["backend"] == "inductor_with_cudagraphs"
+    assert rows[0]["model"]["origins"] == ["timm_models"]
+    assert output_name(result, "performance") == "inductor_with_cudagraphs_timm_models_bfloat16_inference_cuda_h100_performance.csv"
+
+
+def test_cli_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "p.db"
+    files = [str(p) for p in community_files(tmp_path)]
+    assert main(["--db", str(db), "import-community", *files, "--run-id", "h100", "--device-name", "NVIDIA H100"]) == 0
+    assert main(["--db", str(db), "summary", "--run-id", "h100"]) == 0
+    summary = capsys.readouterr().out
+    assert "33%, 1/3" in summary and "2.00x" in summary  # beit fails accuracy, ghostnet failed to run
+    out = tmp_path / "rows.json"
+    assert main(["--db", str(db), "export-hud", "--run-id", "h100", "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 3 + 6 + 6  # an accuracy row each, perf rows for the two measured models
+    assert main(["--db", str(db), "export-hud", "--run-id", "nope", "--out", str(out)]) == 2
