@@ -69,7 +69,3 @@ class DeviceAdapter(ABC):
     def determinism(self) -> Iterator[None]:
         """Device knobs that make repeated eager runs bit-identical (and are not Dynamo guards)."""
         yield
-
-    def visible_devices_env(self) -> str:
-        """The environment variable that pins a process to some devices of this type ("" if none)."""
-        return ""

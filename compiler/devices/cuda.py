@@ -47,6 +47,3 @@ class CudaAdapter(DeviceAdapter):
             yield
         finally:
             (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark, torch.backends.cudnn.allow_tf32) = saved
-
-    def visible_devices_env(self) -> str:
-        return "CUDA_VISIBLE_DEVICES"

@@ -17,14 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from parity.v1 import results_pb2 as pb
+from tools.store.db import DTYPE_NAMES, MODE_NAMES
 
 # Our HUD compiler name -> the raw output prefix the HUD derives it from.
 RAW_BACKEND = {"cudagraphs": "inductor_with_cudagraphs", "default": "inductor_no_cudagraphs", "eager": "inductor_eager",
                "aot_eager": "aot_eager"}
 SUITE_ORIGIN = {"timm": "timm_models", "huggingface": "huggingface", "torchbench": "torchbench"}
-_MODES = {pb.MODE_TRAINING: "training", pb.MODE_INFERENCE: "inference"}
-_DTYPES = {pb.PRECISION_AMP: "amp", pb.PRECISION_BFLOAT16: "bfloat16", pb.PRECISION_FLOAT16: "float16",
-           pb.PRECISION_FLOAT32: "float32"}
 # Upstream's output file name: <prefix>_<suite>_<dtype>_<mode>_<device>_<accuracy|performance>.csv
 _FILE_NAME = re.compile(r"^(?P<prefix>.+)_(?P<suite>torchbench|huggingface|timm_models)_(?P<dtype>amp|bfloat16|float16|"
                         r"float32)_(?P<mode>training|inference)_(?P<device>.+)_(?P<target>accuracy|performance)\.csv$")
@@ -38,7 +36,7 @@ def output_name(result: pb.ModelResult, target: str) -> str:
     c = result.config
     device = c.device + (f"_{_arch_tag(result.provenance.device_name)}" if result.provenance.device_name else "")
     raw = RAW_BACKEND.get(c.hud_compiler, c.hud_compiler)
-    return f"{raw}_{SUITE_ORIGIN.get(c.suite, c.suite)}_{_DTYPES[c.precision]}_{_MODES[c.mode]}_{device}_{target}.csv"
+    return f"{raw}_{SUITE_ORIGIN.get(c.suite, c.suite)}_{DTYPE_NAMES[c.precision]}_{MODE_NAMES[c.mode]}_{device}_{target}.csv"
 
 
 def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -> list[dict[str, Any]]:
@@ -58,7 +56,7 @@ def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -
     }
 
     def row(target: str, metric: dict[str, Any]) -> dict[str, Any]:
-        benchmark = {"name": "TorchInductor", "mode": _MODES[c.mode], "dtype": _DTYPES[c.precision],
+        benchmark = {"name": "TorchInductor", "mode": MODE_NAMES[c.mode], "dtype": DTYPE_NAMES[c.precision],
                      "extra_info": {"device": c.device, "arch": p.device_arch, "batch_size": str(c.batch_size),
                                     "output": output_name(result, target)}}
         return {**common, "benchmark": benchmark, "metric": metric}
@@ -115,7 +113,7 @@ def _baseline_result(key: tuple[str, ...], run_id: str, device_name: str) -> pb.
     result.result_id = hashlib.sha256("|".join((run_id, *key)).encode()).hexdigest()[:32]
     result.config.CopyFrom(pb.RunConfig(
         suite=suite, model=model, mode=pb.MODE_TRAINING if mode == "training" else pb.MODE_INFERENCE,
-        precision={v: k for k, v in _DTYPES.items()}[dtype], backend=prefix, hud_compiler=hud,
+        precision={v: k for k, v in DTYPE_NAMES.items()}[dtype], backend=prefix, hud_compiler=hud,
         device=device.split("_")[0]))
     result.provenance.device_type = device.split("_")[0]
     result.provenance.device_name = device_name
