@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Installs what Parity needs on a fresh Debian machine, and does nothing that is already done:
-#   Bazel 4.2.3 (Debian's bazel-bootstrap) and the venv at $PARITY_VENV built from requirements.lock.
+#   the Debian packages of tools/apt-packages.txt (Bazel 4.2.3 is bazel-bootstrap) and the venv at $PARITY_VENV built from requirements.lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${PARITY_VENV:-/opt/parity/venv}"
 
-if ! command -v bazel >/dev/null 2>&1; then
-  echo "[bootstrap] installing bazel-bootstrap (Debian)"
+# Debian packages: tools/apt-packages.txt lists them; only the missing ones are installed.
+mapfile -t wanted < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' tools/apt-packages.txt | awk '{print $1}')
+missing=()
+for pkg in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "[bootstrap] installing Debian packages: ${missing[*]}"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bazel-bootstrap >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 stamp="$venv/.parity-lock.sha256"

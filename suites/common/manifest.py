@@ -10,6 +10,8 @@ Each entry:
   optimizer  "adam" | "sgd"                       optional, default adam (upstream's BENCHMARK_USE_SGD -> sgd)
   larger_multiplier_for_smaller_tensor  bool      optional
   inductor_config  {key: value}                   optional torch._inductor.config overrides (upstream's per-model ones)
+  presubmit  bool                                 optional, default True; False: every target of this model is nightly-only
+                                                  (large suites keep CI within budget by picking a presubmit subset)
   presubmit_compile  bool                         optional; CPU presubmit compiles this model's smoke variant with
                                                   Inductor (others only with aot_eager; nightly compiles all)
   expected   [{device, mode, backend, status, reason}]   optional; "*" matches anything; default "pass"
@@ -139,7 +141,7 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
 
 
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
-               "expected", "skip", "notes", "inductor_config", "presubmit_compile"}
+               "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile"}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
@@ -162,6 +164,8 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
     _require(optimizer in OPTIMIZERS, where, f"optimizer must be one of {OPTIMIZERS}")
     tolerance = raw.get("tolerance", {})
     _require(set(tolerance) <= set(MODES), where, f"tolerance keys must be among {MODES}")
+    for flag in ("presubmit", "presubmit_compile"):
+        _require(isinstance(raw.get(flag, False), bool), where, f"{flag} must be True or False")
     return ModelEntry(
         name=name,
         batch_sizes=batch_sizes,

@@ -36,7 +36,8 @@ def suite_model_tests(manifest, loader, family_deps = {}):
                 # An Inductor compile costs 20-100 s on 2 CPU cores even for a smoke variant, so presubmit
                 # compiles only the models the manifest picks (one per op family); nightly compiles all.
                 compiles_kernels = spec["torch_backend"] == "inductor"
-                if not spec["presubmit"] or (compiles_kernels and not entry.get("presubmit_compile", False)):
+                in_presubmit = spec["presubmit"] and entry.get("presubmit", True)
+                if not in_presubmit or (compiles_kernels and not entry.get("presubmit_compile", False)):
                     tags.append(NIGHTLY)
                 if "cpu" in spec["devices"]:
                     tags.append(SMOKE)
