@@ -36,6 +36,17 @@ def test_device_code_is_reached_only_through_the_registry() -> None:
     assert offenders == []
 
 
+def test_op_families_are_reached_only_through_the_registry() -> None:
+    """A static import of compiler.lowering.<family> would make a target depend on that family without
+    declaring it; families are loaded by name (compiler/lowering/registry.py)."""
+    lowering = REPO / "compiler" / "lowering"
+    families = {f"compiler.lowering.{p.name}" for p in lowering.iterdir() if (p / "__init__.py").is_file()}
+    assert "compiler.lowering.norm" in families
+    offenders = [str(p.relative_to(REPO)) for p in sources("suites", "tools", "compiler", "opinfo", "flex_attention", "ci")
+                 if lowering not in p.parents and any(m.startswith(tuple(families)) for m in imports_of(p))]
+    assert offenders == []
+
+
 def test_compiler_does_not_import_suites_or_tools() -> None:
     offenders = [str(p.relative_to(REPO)) for p in sources("compiler")
                  if any(m.split(".")[0] in ("suites", "tools") for m in imports_of(p))]

@@ -31,10 +31,21 @@ def test_backend_table() -> None:
     assert backends["inductor"].unsupported_reason("cpu", "training") is None
     with pytest.raises(ValueError, match="unknown backend 'tvm'; known backends: aot_eager"):
         get_backend("tvm")
+    # Device graphs and codegen backends become options through the device adapter.
+    cpu, cuda = get_device("cpu"), get_device("cuda")
+    assert backends["inductor"].compile_options(cpu) == {"triton.cudagraphs": False}
+    assert backends["inductor_cudagraphs"].compile_options(cuda) == {"triton.cudagraphs": True}
+    assert backends["inductor_max_autotune"].compile_options(cpu) == {"max_autotune": True, "triton.cudagraphs": True}
+    assert backends["aot_eager"].compile_options(cpu) is None
+    with pytest.raises(ValueError, match="device cpu has no Inductor codegen backends"):
+        backends["npu_dvm"].compile_options(cpu)
+    npu_only = {name for name, b in backends.items() if b.devices == ("npu",)}
+    assert npu_only == {"inductor_aclgraphs", "npu_dvm", "npu_triton_experimental", "npugraph_ex"}
+    assert all("torch_npu" in backends[name].requires for name in npu_only)
 
 
 def test_device_registry() -> None:
-    assert {"cpu", "cuda"} <= set(known_devices())
+    assert {"cpu", "cuda", "npu"} <= set(known_devices())
     cpu = get_device("cpu")
     assert cpu.availability().ok and cpu.info().arch
     assert cpu.peak_memory_gb() > 0 and not cpu.has_optimizer

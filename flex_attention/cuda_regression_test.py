@@ -3,10 +3,14 @@
 Real CUDA Q/K/V (with a score_mod and a causal block mask) go through flex_attention forward and
 backward, eager or compiled (Inductor, fullgraph), with or without
 `torch.autocast("cuda", dtype=torch.bfloat16)`. Each case first computes the output and the
-Q/K/V gradients in a process where nothing is enabled, then enables everything a device adapter
-would (`init_npu_device()`: the `npu` rename, the device check, both autocast kernels), computes
-again, and requires bitwise-equal results. A dense float64 reference checks that the numbers are
-attention at all.
+Q/K/V gradients in a process where nothing is enabled, then enables what a device adapter does for
+FlexAttention (the `npu` rename, then `enable_privateuse1_flex_attention()`: the device check and both
+autocast kernels), computes again, and requires bitwise-equal results. A dense float64 reference checks
+that the numbers are attention at all.
+
+The simulated device's Python hooks (simulated_npu.py) are left out on purpose: they make PrivateUse1
+the process's accelerator, and the autograd engine then asks it for the streams of CUDA tensors and
+aborts (seen on an H200, torch 2.11). No real machine has both; the hooks are a CPU-test stand-in.
 
 Needs a CUDA GPU, and is skipped elsewhere. Each case renames PrivateUse1, so each runs in a new
 interpreter of its own (conftest.py). On a GPU machine, from the repository root, without Bazel:
@@ -23,7 +27,8 @@ import torch.nn.attention.flex_attention as api
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
 from flex_attention.device_check import is_privateuse1_validator
-from flex_attention.simulated_npu import init_npu_device
+from flex_attention.npu import NPU_BACKEND
+from flex_attention.registration import enable_privateuse1_flex_attention
 
 pytestmark = [
     # A new interpreter per case, not a fork: "before" is measured where nothing ran yet.
@@ -89,8 +94,10 @@ def test_cuda_results_are_bitwise_unchanged_by_enabling(compiled: bool, amp: boo
     assert not is_privateuse1_validator(api._validate_device)
     before = _attention(compiled, amp)
 
-    registration = init_npu_device()
-    assert registration.device_type == "npu"
+    torch.utils.rename_privateuse1_backend(NPU_BACKEND)
+    registration = enable_privateuse1_flex_attention()
+    assert registration.device_type == NPU_BACKEND
+    assert torch.accelerator.current_accelerator().type == "cuda"
     assert is_privateuse1_validator(api._validate_device)
     after = _attention(compiled, amp)
 

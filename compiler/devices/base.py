@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 import torch
 
@@ -69,3 +69,15 @@ class DeviceAdapter(ABC):
     def determinism(self) -> Iterator[None]:
         """Device knobs that make repeated eager runs bit-identical (and are not Dynamo guards)."""
         yield
+
+    def compile_options(self, device_graphs: bool, device_backend: str | None) -> dict[str, Any]:
+        """torch.compile(options=...) entries this device needs for an Inductor backend.
+
+        device_graphs: capture the compiled graph into device graphs (CUDA graphs; ACL graphs on NPU).
+        device_backend: the device's own Inductor codegen backend, for devices that offer a choice.
+        """
+        if device_backend is not None:
+            raise ValueError(f"device {self.type} has no Inductor codegen backends to choose from, "
+                             f"but {device_backend!r} was asked for: use a backend without device_backend")
+        # Inductor's graph capture switch; devices without graphs ignore it.
+        return {"triton.cudagraphs": device_graphs}

@@ -54,7 +54,7 @@ def never(expression: str) -> Sequence[str]:
 
 @pytest.mark.parametrize("path", [
     "WORKSPACE", "MODULE.bazel", ".bazelrc", ".bazelversion", ".bazelignore", "requirements.lock",
-    "requirements.in", "tools/pytest/defs.bzl", "suites/timm/manifest.bzl", "compiler/backend_table.bzl",
+    "requirements.in", "requirements-npu.lock", "requirements-npu.in", "tools/pytest/defs.bzl", "suites/timm/manifest.bzl", "compiler/backend_table.bzl",
     "third_party/rules_cc_stub/BUILD",
 ])
 def test_global_configuration_forces_full(path: str) -> None:
@@ -217,4 +217,4 @@ def test_real_query_for_a_build_file_and_an_undeclared_file() -> None:
     decision = decide([Change("tools/affected/BUILD"), Change("ci/smoke.sh")], package_finder(REPO),
                       bazel_query(REPO))
     assert decision.kind is Kind.IMPACTED, decision.reason
-    assert decision.tests == ("//tools/affected:affected_test",)
+    assert decision.tests == ("//tools/affected:affected_test", "//tools/affected:family_benchmark_test")

@@ -48,7 +48,7 @@ FindPackage = Callable[[str], str | None]
 # Files that change how everything is built or which packages exist: their effect is not in the graph.
 GLOBAL_CONFIG = frozenset({
     "WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel", ".bazelrc", ".bazelversion", ".bazelignore",
-    "requirements.lock", "requirements.in",
+    "requirements.lock", "requirements.in", "requirements-npu.lock", "requirements-npu.in",
 })
 BUILD_FILES = frozenset({"BUILD", "BUILD.bazel"})
 _LABEL = re.compile(r"^//[^\s:]*:\S+$")
