@@ -14,11 +14,12 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = REPO_ROOT / "proto"
 GEN_ROOT = REPO_ROOT / ".gen"
-SCHEMAS = ("parity/v1/results.proto",)
+SCHEMAS = ("parity/v1/results.proto", "parity/v1/opinfo.proto")
 
 
 def ensure_generated() -> None:
-    if importlib.util.find_spec("parity") is None or importlib.util.find_spec("parity.v1.results_pb2") is None:
+    modules = [f"parity.v1.{Path(schema).stem}_pb2" for schema in SCHEMAS]
+    if importlib.util.find_spec("parity") is None or any(importlib.util.find_spec(m) is None for m in modules):
         if _stale():
             _generate()
         if str(GEN_ROOT) not in sys.path:

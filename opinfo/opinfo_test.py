@@ -1,0 +1,95 @@
+"""The OpInfo runner: its data tables, the grouping of op_db, the decisions, and a real run of a few ops."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from opinfo import table
+from opinfo.catalog import CatalogError, get_group, group_of, groups, op_db, select_cases
+from opinfo.results import read_result
+from opinfo.run import RunOptions, _decide, run_suite
+from opinfo.run_case import CaseRun, SampleFailure, _compare
+from opinfo.tables import PASS, Expectation, TableError, Tolerance, load_expectations, load_tolerances
+
+
+def test_checked_in_tables_are_valid() -> None:
+    for device in ("cpu", "cuda", "npu"):
+        assert load_expectations(device).device == device
+    tolerances = load_tolerances()
+    assert tolerances.lookup("sin", "sin", "float32") == Tolerance(1.5e-5, 1.3e-5)
+    assert not tolerances.lookup("empty", "empty", "float32").compare_values
+
+
+def test_xfail_inside_the_fp32_scope_is_rejected(tmp_path: Path) -> None:
+    def write(entries: list[dict]) -> None:
+        (tmp_path / "cpu.json").write_text(json.dumps({"version": "1", "device": "cpu", "entries": entries}))
+
+    write([{"op": "sin", "dtypes": ["float32"], "outcome": "XFAIL", "reason": "r"}])
+    with pytest.raises(TableError, match="XFAIL covers the supported scope"):
+        load_expectations("cpu", tmp_path)
+    write([{"op": "sin", "dtypes": ["float16"], "outcome": "SKIP", "reason": ""}])
+    with pytest.raises(TableError, match="needs a \"reason\""):
+        load_expectations("cpu", tmp_path)
+    write([{"op": "sin", "dtypes": ["float16"], "outcome": "XFAIL", "reason": "fp16 rounding, see #1"}])
+    table_ = load_expectations("cpu", tmp_path)
+    assert table_.lookup("sin", "float16") == Expectation("XFAIL", "fp16 rounding, see #1")
+    assert table_.lookup("sin", "float32") is PASS
+    with pytest.raises(TableError, match="no expectation table for device 'tpu'"):
+        load_expectations("tpu", tmp_path)
+
+
+def test_every_op_has_one_group_and_groups_name_real_families() -> None:
+    from compiler.lowering.registry import FAMILY_NAMES
+
+    assert all(g.family in FAMILY_NAMES for g in groups())
+    assigned = {op.name: group_of(op.name, type(op).__name__) for op in op_db()}
+    assert assigned["nn.functional.conv2d"] == "conv"
+    assert assigned["nn.functional.layer_norm"] == "norm"
+    assert assigned["sin"] == "pointwise"
+    assert assigned["linalg.svd"] == "linalg"
+    assert assigned["sum"] == "reduction"
+    with pytest.raises(CatalogError, match="unknown op group 'nope'"):
+        get_group("nope")
+    with pytest.raises(CatalogError, match="no OpInfo named"):
+        select_cases(None, "cpu", (torch.float32,), ("not_an_op",))
+
+
+def test_decisions() -> None:
+    failing = CaseRun(total=2, passed=1, failed=1,
+                      first_failure=SampleFailure("accuracy_check", "AssertionError", "Tensor-likes differ", "s"))
+    assert _decide(failing, PASS)[0] == "FAIL"
+    assert _decide(failing, Expectation("XFAIL", "known")) == ("XFAIL", "known")
+    assert _decide(CaseRun(total=2, passed=2), Expectation("XFAIL", "known")) == ("PASS", "")
+    assert _decide(None, Expectation("SKIP", "why")) == ("SKIP", "why")
+    assert _decide(CaseRun(total=3, eager_unsupported=3), PASS)[0] == "SKIP"
+    assert CaseRun(inductor_graphs=1).lowering == "NATIVE"
+
+
+def test_comparison_catches_differences() -> None:
+    a = torch.ones(4)
+    _compare(a, a + 1e-6, Tolerance(1.5e-5, 1.3e-5), values=True)
+    with pytest.raises(AssertionError):
+        _compare(a, a + 1e-3, Tolerance(1.5e-5, 1.3e-5), values=True)
+    with pytest.raises(AssertionError, match="compiled"):
+        _compare(torch.ones(3), torch.ones(4), Tolerance(None, None), values=False)
+
+
+def test_real_run_classifies_native_and_fallback(tmp_path: Path) -> None:
+    """sin lowers natively; sort has no Inductor lowering on CPU and runs as an ATen fallback kernel."""
+    summary = run_suite(RunOptions(device="cpu", group=None, ops=("sin", "sort"), max_samples=1, run_id="t"),
+                        tmp_path)
+    assert summary.unexpected == [] and summary.outcomes == {"PASS": 2}
+    by_op = {r.op: r for r in map(read_result, tmp_path.glob("*.pb"))}
+    assert by_op["sin"].lowering == 1 and not by_op["sin"].fallback_ops  # LOWERING_NATIVE
+    assert by_op["sort"].lowering in (2, 3)  # FALLBACK or MIXED
+    assert any(f.op.startswith("aten.sort") for f in by_op["sort"].fallback_ops)
+    assert by_op["sin"].precision_settings["cudnn.allow_tf32"] == "False"
+    assert by_op["sin"].provenance.manifest_sha256 == load_expectations("cpu").sha256
+
+
+def test_generated_table_is_up_to_date() -> None:
+    assert table.main(["--check"]) == 0, "run: python -m opinfo.table"

@@ -1,0 +1,220 @@
+"""Runs one (op, variant, dtype) of op_db through Inductor, sample by sample, and compares it with eager.
+
+Per sample, as the community's Inductor OpInfo test does: a fresh Dynamo state (each sample compiles on
+its own, static shapes), eager on a stride-preserving copy of the inputs, the compiled op on another,
+outputs and mutated inputs compared with the case's tolerance (NaNs equal, dtypes exact, strides not),
+gradients compared from the same random cotangents where requested. Ops that draw random numbers
+(torch's `nondeterministic_seeded` tag) and ops whose tolerance says so compare shapes and dtypes only.
+
+Differences from upstream on purpose (high-precision mode): Inductor's implicit ATen fallback stays on,
+so an op without a lowering runs through ATen and must be correct (upstream turns it off and lists such
+ops as expected failures); every ATen fallback kernel is recorded, and the generated code must call it
+outside every generated kernel.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import torch
+from torch.utils import _pytree as pytree
+
+from compiler.fallback.generated_code import calls_aten
+from compiler.fallback.policy import FallbackPolicy
+from compiler.inductor_fallbacks import record_fallback_kernels
+from opinfo.catalog import OpCase
+from opinfo.tables import Tolerance
+
+PHASE_COMPILE = "compile"
+PHASE_RUN = "compiled_run"
+PHASE_ACCURACY = "accuracy_check"
+PHASE_GRADIENT = "gradient_check"
+PHASE_FALLBACK = "fallback_check"
+
+
+@dataclass(frozen=True)
+class SampleFailure:
+    phase: str
+    exception_type: str
+    message: str
+    sample: str
+
+
+@dataclass
+class CaseRun:
+    """What happened to one (op, dtype) over its samples."""
+
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    eager_unsupported: int = 0
+    gradient_checked: int = 0
+    inductor_graphs: int = 0
+    generated_kernels: int = 0
+    fallbacks: collections.Counter[str] = field(default_factory=collections.Counter)
+    first_failure: SampleFailure | None = None
+    wall_time_s: float = 0.0
+
+    @property
+    def lowering(self) -> str:
+        """NATIVE / FALLBACK / MIXED over all samples; UNSPECIFIED when nothing reached Inductor."""
+        if self.inductor_graphs == 0:
+            return "UNSPECIFIED"
+        if not self.fallbacks:
+            return "NATIVE"
+        return "MIXED" if self.generated_kernels else "FALLBACK"
+
+
+class _SeededOpDetector(torch.utils._python_dispatch.TorchDispatchMode):
+    """Notes whether any ATen op that draws random numbers ran."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.random = False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001,ANN204 (torch's signature)
+        if torch.Tag.nondeterministic_seeded in getattr(func, "tags", ()):
+            self.random = True
+        return func(*args, **(kwargs or {}))
+
+
+def _clone(tree: Any) -> Any:
+    from torch._dynamo.utils import clone_input
+
+    return pytree.tree_map(lambda x: clone_input(x) if isinstance(x, torch.Tensor) else x, tree)
+
+
+def _tensors(tree: Any) -> list[torch.Tensor]:
+    return [x for x in pytree.tree_leaves(tree) if isinstance(x, torch.Tensor)]
+
+
+def _compare(actual: Any, expected: Any, tol: Tolerance, values: bool) -> None:
+    """Raises AssertionError describing the first difference."""
+    if not values:
+        got, want = _tensors(actual), _tensors(expected)
+        if len(got) != len(want):
+            raise AssertionError(f"compiled returned {len(got)} tensors, eager {len(want)}")
+        for i, (g, w) in enumerate(zip(got, want)):
+            if g.shape != w.shape or g.dtype != w.dtype:
+                raise AssertionError(f"output {i}: compiled {tuple(g.shape)} {g.dtype}, eager {tuple(w.shape)} {w.dtype}")
+        return
+    torch.testing.assert_close(actual, expected, atol=tol.atol, rtol=tol.rtol, equal_nan=True, check_dtype=True,
+                               check_stride=False)
+
+
+def _grads(outputs: Any, inputs: list[torch.Tensor], seed: int) -> list[torch.Tensor | None]:
+    outs = [o for o in _tensors(outputs) if o.requires_grad]
+    if not outs:
+        return []
+    gen = torch.Generator(device=outs[0].device).manual_seed(seed)
+    cotangents = [torch.randn(o.shape, dtype=o.dtype, device=o.device, generator=gen) for o in outs]
+    return list(torch.autograd.grad(outs, inputs, cotangents, allow_unused=True))
+
+
+@contextlib.contextmanager
+def _counting_inductor() -> Iterator[tuple[Callable[..., Any], list[int]]]:
+    """An Inductor backend that counts the graphs handed to it."""
+    from torch._inductor.compile_fx import compile_fx
+
+    graphs = [0]
+
+    def backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+        graphs[0] += 1
+        return compile_fx(gm, example_inputs)
+
+    yield backend, graphs
+
+
+def _describe(sample: Any) -> str:
+    text = sample.summary() if hasattr(sample, "summary") else repr(sample)
+    return text[:600]
+
+
+def run_case(case: OpCase, device: str, tol: Tolerance, policy: FallbackPolicy, check_gradients: bool,
+             max_samples: int | None = None) -> CaseRun:
+    """Runs every sample of `case` (or the first `max_samples`) eager and compiled on `device`."""
+    from torch._inductor import metrics
+    from torch._inductor.utils import run_and_get_code
+
+    op, dtype = case.op, case.dtype
+    requires_grad = bool(check_gradients and op.supports_autograd and dtype in op.supported_backward_dtypes(device))
+    run = CaseRun()
+    started = time.monotonic()
+    torch.manual_seed(0)
+    samples = op.sample_inputs(device, dtype, requires_grad=requires_grad)
+    for index, sample in enumerate(samples):
+        if max_samples is not None and index >= max_samples:
+            break
+        run.total += 1
+        fn = op.get_op()
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        args, kwargs = [sample.input, *sample.args], dict(sample.kwargs)
+        eager_args, eager_kwargs = _clone((args, kwargs))
+        detector = _SeededOpDetector()
+        try:
+            torch.manual_seed(index)
+            with detector:
+                expected = call(*eager_args, **eager_kwargs)
+        except Exception:  # noqa: BLE001 (eager rejects this sample: outside what eager supports)
+            run.eager_unsupported += 1
+            continue
+        compare_values = tol.compare_values and not detector.random
+        failure = _run_compiled(run, call, (args, kwargs), (eager_args, eager_kwargs), expected, tol, compare_values,
+                                requires_grad, index, run_and_get_code, metrics)
+        if failure is None:
+            run.passed += 1
+        else:
+            run.failed += 1
+            if run.first_failure is None:
+                run.first_failure = SampleFailure(*failure, sample=_describe(sample))
+    run.wall_time_s = time.monotonic() - started
+    return run
+
+
+def _run_compiled(run: CaseRun, call: Callable[..., Any], inputs: Any, eager_inputs: Any, expected: Any,
+                  tol: Tolerance, compare_values: bool, requires_grad: bool, index: int, run_and_get_code: Any,
+                  metrics: Any) -> tuple[str, str, str] | None:
+    """Compiles and checks one sample; returns (phase, exception type, message) on failure."""
+    args, kwargs = _clone(inputs)
+    torch._dynamo.reset()
+    kernels_before = metrics.generated_kernel_count
+    with _counting_inductor() as (backend, graphs), record_fallback_kernels() as seen:
+        try:
+            torch.manual_seed(index)
+            actual, codes = run_and_get_code(torch.compile(call, backend=backend), *args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 (classified, not hidden)
+            phase = PHASE_COMPILE if "BackendCompilerFailed" in type(exc).__name__ else PHASE_RUN
+            return phase, type(exc).__name__, str(exc)[:2000]
+    run.inductor_graphs += graphs[0]
+    run.generated_kernels += metrics.generated_kernel_count - kernels_before
+    run.fallbacks.update(seen)
+    code = "\n".join(codes)
+    not_called = [op for op in seen if not calls_aten(code, op)]
+    if not_called:
+        return PHASE_FALLBACK, "FallbackNotExtern", f"ATen fallback(s) {not_called} are not called from the wrapper"
+    try:
+        _compare(actual, expected, tol, compare_values)
+        _compare(_tensors(args), _tensors(eager_inputs[0]), tol, compare_values)  # input mutations
+    except AssertionError as exc:
+        return PHASE_ACCURACY, "AssertionError", str(exc)[:2000]
+    if requires_grad:
+        leaves = [t for t in _tensors((args, kwargs)) if t.requires_grad]
+        eager_leaves = [t for t in _tensors(eager_inputs) if t.requires_grad]
+        try:
+            got, want = _grads(actual, leaves, index), _grads(expected, eager_leaves, index)
+        except Exception as exc:  # noqa: BLE001
+            return PHASE_GRADIENT, type(exc).__name__, str(exc)[:2000]
+        if got or want:
+            run.gradient_checked += 1
+            try:
+                _compare(got, want, tol, compare_values)
+            except AssertionError as exc:
+                return PHASE_GRADIENT, "AssertionError", str(exc)[:2000]
+    return None
