@@ -49,9 +49,15 @@ def run_request(request: ModelRequest) -> pb.ModelResult:
             result.failure.message = availability.reason
         else:
             device_info = device.info()
-            loader = importlib.import_module(f"suites.{request.suite}.loader").build
-            run = ModelRun(manifest, entry, request.mode, backend, device, request.smoke,
-                           request.resolved_batch_size(manifest), request.run_plan(), loader)
+            loader_module = importlib.import_module(f"suites.{request.suite}.loader")
+            if entry.workload == "generation":  # LLM entries: timed through generate()
+                from suites.common.generation_run import GenerationRun
+
+                run = GenerationRun(manifest, entry, backend, device, request.smoke, request.run_plan(),
+                                    loader_module.build_generation)
+            else:
+                run = ModelRun(manifest, entry, request.mode, backend, device, request.smoke,
+                               request.resolved_batch_size(manifest), request.run_plan(), loader_module.build)
             result = run.run()
             result.expected_status = statuses.to_enum(expected)
     except Exception as exc:  # noqa: BLE001 (bad input and harness errors become infra_error results)

@@ -16,6 +16,12 @@ Each entry:
                                                   Inductor (others only with aot_eager; nightly compiles all)
   expected   [{device, mode, backend, status, reason}]   optional; "*" matches anything; default "pass"
   skip       [{device, mode, backend, reason}]           optional; combinations not run (status "skipped")
+  workload   "forward" | "generation"             optional, default forward (one forward pass or training step);
+                                                  generation: inference timed through the model's generate() with
+                                                  model.forward compiled (suites/common/generation_run.py)
+  lists      [str]                                optional; the user's lists the model counts in (denominators of a
+                                                  suite whose lists differ from its modes, e.g. torchbench's
+                                                  "training", "inference", "graph_mode"); no effect on the run
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from suites.common.status import COMMUNITY_STATUSES
 
 MODES = ("training", "inference")
 OPTIMIZERS = ("adam", "sgd")
+WORKLOADS = ("forward", "generation")
 SUITES_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -65,6 +72,7 @@ class ModelEntry:
     inductor_config: dict[str, Any] = field(default_factory=dict)
     expected: tuple[Rule, ...] = ()
     skip: tuple[Rule, ...] = ()
+    workload: str = "forward"
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -141,7 +149,8 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
 
 
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
-               "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile"}
+               "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
+               "lists", "workload"}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
@@ -164,6 +173,12 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
     _require(optimizer in OPTIMIZERS, where, f"optimizer must be one of {OPTIMIZERS}")
     tolerance = raw.get("tolerance", {})
     _require(set(tolerance) <= set(MODES), where, f"tolerance keys must be among {MODES}")
+    lists = raw.get("lists", [])
+    _require(isinstance(lists, list) and all(isinstance(n, str) and n for n in lists), where,
+             "lists must be a list of list names")
+    workload = raw.get("workload", "forward")
+    _require(workload in WORKLOADS, where, f"workload must be one of {WORKLOADS}")
+    _require(workload == "forward" or set(batch_sizes) == {"inference"}, where, "a generation workload is inference-only")
     for flag in ("presubmit", "presubmit_compile"):
         _require(isinstance(raw.get(flag, False), bool), where, f"{flag} must be True or False")
     return ModelEntry(
@@ -178,6 +193,7 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         inductor_config=dict(raw.get("inductor_config", {})),
         expected=tuple(_parse_rule(r, f"{where} expected", with_status=True) for r in raw.get("expected", [])),
         skip=tuple(_parse_rule(r, f"{where} skip", with_status=False) for r in raw.get("skip", [])),
+        workload=workload,
     )
 
 

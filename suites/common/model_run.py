@@ -21,6 +21,8 @@ from torch._dynamo.utils import clone_inputs, same
 
 from compiler.backends import Backend
 from compiler.devices.base import DeviceAdapter
+from compiler.fallback.force import forced_fallbacks
+from compiler.fallback.policy import FallbackPolicy, policy_for
 from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
 from suites.common.compile_stats import CounterWindow
@@ -69,6 +71,7 @@ class ModelRun:
         self.training = mode == "training"
         self.result = pb.ModelResult()
         self._compile_window: CounterWindow | None = None
+        self._fallback_policy = FallbackPolicy(device.type)
 
     # -- the experiment ---------------------------------------------------------------------------
     def run(self) -> pb.ModelResult:
@@ -100,29 +103,40 @@ class ModelRun:
         tolerance = self.manifest.tolerance_for(self.entry, self.mode)
         accuracy = self.result.accuracy
         accuracy.tolerance = tolerance
-        # Accuracy values for both when one compile serves both; upstream's perf values in a perf-only run.
-        settings = accuracy_settings(deterministic_algorithms=True) if self.plan.check_accuracy else performance_settings()
         # Upstream's pick_grad: inference runs without autograd (else the compiled forward is a training
         # graph and CUDA graph trees wait for a backward that never comes), training with it.
         grad_mode = torch.enable_grad() if self.training else torch.no_grad()
-        with settings, grad_mode, torch._inductor.config.patch(self.entry.inductor_config):
-            fp64 = self._fp64_reference(model, inputs, iteration) if self.plan.check_accuracy else None
-            accuracy.fp64_reference = fp64 is not None
-            accuracy.cosine = self.plan.check_accuracy and fp64 is None
-            if not self.training:  # the community's --bfloat16: cast model and float inputs
-                model = model.to(torch.bfloat16)
-                inputs = cast_floats(inputs, torch.bfloat16)
-            status = "pass"
-            eager_ref = None
-            if self.plan.check_accuracy:
-                eager_ref, status = self._eager_runs(model, inputs, iteration)
+        # The device's forced ATen fallbacks (compiler/fallback), recorded with their reasons.
+        self._fallback_policy = policy_for(device.type)
+
+        def checked() -> contextlib.AbstractContextManager[Any]:
+            return accuracy_settings(deterministic_algorithms=True) if self.plan.check_accuracy else contextlib.nullcontext()
+
+        with grad_mode, torch._inductor.config.patch(self.entry.inductor_config), \
+                forced_fallbacks(self._fallback_policy):
+            with checked():
+                fp64 = self._fp64_reference(model, inputs, iteration) if self.plan.check_accuracy else None
+                accuracy.fp64_reference = fp64 is not None
+                accuracy.cosine = self.plan.check_accuracy and fp64 is None
+                if not self.training:  # the community's --bfloat16: cast model and float inputs
+                    model = model.to(torch.bfloat16)
+                    inputs = cast_floats(inputs, torch.bfloat16)
+                status = "pass"
+                eager_ref = None
+                if self.plan.check_accuracy:
+                    eager_ref, status = self._eager_runs(model, inputs, iteration)
             pristine = copy.deepcopy(model).to("cpu") if self.training and self.plan.check_accuracy else None
-            compiled = self.backend.compile(iteration.__call__)
+            compiled = self.backend.compile(iteration.__call__, device)
+            # Timing under upstream's performance settings, with the run's one cold compile; the checked run
+            # below changes settings that Dynamo guards on, so it recompiles from warm caches (settings.py).
             if self.plan.measure_performance:
-                self._performance(model, inputs, iteration, compiled)
+                with performance_settings():
+                    self._performance(model, inputs, iteration, compiled)
             if self.plan.check_accuracy and status == "pass":
                 accuracy_model = pristine.to(device.type) if pristine is not None else model
-                status = self._compiled_check(accuracy_model, inputs, iteration, compiled, eager_ref, fp64, tolerance)
+                with checked():
+                    status = self._compiled_check(accuracy_model, inputs, iteration, compiled, eager_ref, fp64,
+                                                  tolerance)
         return status
 
     def _fp64_reference(self, model: torch.nn.Module, inputs: Any, iteration: Iteration) -> Any:
@@ -246,4 +260,4 @@ class ModelRun:
             self.result.dynamo.CopyFrom(self._compile_window.dynamo_stats())
             self._compile_window.fill_compile_phases(self.result.compile_time)
             for op, count in sorted(fallbacks.items()):
-                self.result.fallback_ops.add(op=op, count=count, reason="Inductor ran it through its ATen fallback kernel")
+                self.result.fallback_ops.add(op=op, count=count, reason=self._fallback_policy.reason_for(op))

@@ -5,7 +5,9 @@ inference), e.g. //suites/timm:repvgg_a2_inference_bf16_inductor. Every combinat
 those the manifest or backend table disallow are `manual` with a reason tag.
 """
 
+load("//ci/rbe:defs.bzl", "device_exec_properties")
 load("//compiler:backend_table.bzl", "BACKENDS")
+load("//compiler/lowering:defs.bzl", "ALL_FAMILY_LABELS")
 load("//tools/build_defs:tags.bzl", "DISABLED_REASON_TAGS", "NIGHTLY", "REQUIRES_TAGS", "SMOKE", "backend_tag", "check_tags", "suite_tag")
 
 DTYPE_OF_MODE = {"training": "amp", "inference": "bf16"}
@@ -16,11 +18,12 @@ _SIZE = {"eager": "medium", "aot_eager": "medium"}
 def target_name(model, mode, backend):
     return ("%s_%s_%s_%s" % (model, mode, DTYPE_OF_MODE[mode], backend)).replace(".", "_").replace("-", "_").lower()
 
-def suite_model_tests(manifest, loader, family_deps = {}):
+def suite_model_tests(manifest, loader, family_deps = None):
     """Generates the model targets of `manifest` (a MANIFEST dict loaded from the suite's manifest.bzl).
 
     loader: the suite's py_library that builds models (suites/<suite>/loader.py).
-    family_deps: {model: [labels]} extra deps per model (e.g. the op-family lowering libraries it uses).
+    family_deps: {model: [labels]} the op-family lowering libraries each model uses
+        (compiler/lowering/defs.bzl family_deps); None: every model depends on every family.
     """
     suite = manifest["suite"]
     for model in sorted(manifest["models"]):
@@ -50,7 +53,9 @@ def suite_model_tests(manifest, loader, family_deps = {}):
                     main = "//suites/common:model_test_main.py",
                     args = ["--suite=" + suite, "--model=" + model, "--mode=" + mode, "--backend=" + backend],
                     data = ["manifest.bzl"],
-                    deps = [loader, "//suites/common:harness"] + family_deps.get(model, []),
+                    deps = [loader, "//suites/common:harness"] + (family_deps[model] if family_deps != None else ALL_FAMILY_LABELS),
                     size = _SIZE.get(backend, "large"),
                     tags = tags,
+                    # Remote execution: the worker pool of the device (ci/rbe/pools.bzl).
+                    exec_properties = device_exec_properties(spec["devices"]),
                 )

@@ -1,0 +1,217 @@
+"""Runs one LLM entry the community's way: accuracy on forward logits, performance through generate().
+
+Accuracy: fp64 reference, two eager forward passes (must agree exactly), compiled forward, compared on
+`.logits` with the suite tolerance. Performance: `model.forward` is compiled and the timed unit is one whole
+`model.generate(...)` call (prompt prefill plus decode); one warm-up call each for eager and compiled (the
+compiled one compiles, cold), then interleaved eager/compiled calls, median over median. Eager calls run
+under `set_stance("force_eager")`, so both use the same model object and the same compiled forward.
+Performance runs under the community's performance settings (its separate perf process); the accuracy
+runs under its accuracy settings, after timing, so that the generate() compile is measured cold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import gc
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import torch
+from torch._dynamo.testing import reset_rng_state
+from torch._dynamo.utils import same
+
+from compiler.backends import Backend
+from compiler.devices.base import DeviceAdapter
+from compiler.inductor_fallbacks import record_fallback_kernels
+from parity.v1 import results_pb2 as pb
+from suites.common.compile_stats import CounterWindow
+from suites.common.manifest import Manifest, ModelEntry
+from suites.common.model_run import RunFailed, _classified, _stats
+from suites.common.request import RunPlan
+from suites.common.settings import accuracy_settings, performance_settings
+from suites.common.workload import cast_floats, to_device
+
+WARMUP_CALLS = 1  # upstream warms LLM entries up with one generate() call per phase
+
+
+@dataclass
+class GenerationWorkload:
+    """What a suite's `build_generation` returns: a bf16 model in eval mode with its generation config set."""
+
+    model: torch.nn.Module
+    forward_inputs: dict[str, Any]    # one forward pass for the accuracy check
+    generate_inputs: dict[str, Any]   # the prompt passed to generate()
+    prompt_tokens: int
+    max_new_tokens: int
+    cache_implementation: str
+    output_includes_prompt: bool = True  # False where generate() returns only new tokens (Whisper)
+
+    def new_tokens(self, output: torch.Tensor) -> int:
+        return int(output.shape[-1]) - (self.prompt_tokens if self.output_includes_prompt else 0)
+
+
+GenerationLoader = Callable[[ModelEntry, str, bool], GenerationWorkload]
+
+
+def _logits(model: torch.nn.Module, inputs: dict[str, Any]) -> torch.Tensor:
+    return model(**inputs).logits  # upstream compares logits only for LLM entries
+
+
+class GenerationRun:
+    def __init__(self, manifest: Manifest, entry: ModelEntry, backend: Backend, device: DeviceAdapter, smoke: bool,
+                 plan: RunPlan, loader: GenerationLoader) -> None:
+        self.manifest, self.entry, self.backend, self.device = manifest, entry, backend, device
+        self.smoke, self.plan, self.loader = smoke, plan, loader
+        self.result = pb.ModelResult()
+
+    def run(self) -> pb.ModelResult:
+        """Fills self.result; never raises for a model failure (it becomes a status)."""
+        try:
+            status = self._experiment()
+        except RunFailed as failed:
+            status = failed.status
+            self.result.failure.CopyFrom(pb.Failure(phase=failed.phase, exception_type=type(failed.cause).__name__,
+                                                    message=str(failed.cause)[:4000]))
+        self.result.community_status = status
+        return self.result
+
+    def _experiment(self) -> str:
+        device = self.device
+        with _classified(pb.PHASE_LOAD, "eager_fail_to_run", "eager_fail_to_run", device):
+            try:
+                work = self.loader(self.entry, device.type, self.smoke)
+            except NotImplementedError as exc:
+                raise RunFailed("model_fail_to_load", pb.PHASE_LOAD, exc) from exc
+        model = work.model.eval()
+        forward_inputs = cast_floats(work.forward_inputs, torch.bfloat16)
+        generate_inputs = cast_floats(work.generate_inputs, torch.bfloat16)
+        gen = self.result.generation
+        gen.prompt_tokens, gen.max_new_tokens = work.prompt_tokens, work.max_new_tokens
+        gen.cache_implementation = work.cache_implementation
+        tolerance = self.manifest.tolerance_for(self.entry, "inference")
+        self.result.accuracy.tolerance = tolerance
+        status, eager_ref, fp64 = "pass", None, None
+        with torch.no_grad(), torch._inductor.config.patch(self.entry.inductor_config):
+            if self.plan.check_accuracy:
+                with accuracy_settings(deterministic_algorithms=True):
+                    fp64 = self._fp64_reference(model, forward_inputs)
+                    eager_ref, status = self._eager_runs(model, forward_inputs)
+            # Upstream compiles model.forward and calls generate(); eager calls bypass it through the stance.
+            model.forward = self.backend.compile(model.forward)
+            if self.plan.measure_performance:
+                with performance_settings():
+                    self._performance(model, generate_inputs, work)
+            if self.plan.check_accuracy and status == "pass":
+                with accuracy_settings(deterministic_algorithms=True):
+                    status = self._compiled_check(model, forward_inputs, eager_ref, fp64, tolerance)
+        return status
+
+    # -- accuracy ---------------------------------------------------------------------------------
+    def _fp64_reference(self, model: torch.nn.Module, inputs: dict[str, Any]) -> Any:
+        try:
+            model64 = copy.deepcopy(model).to(torch.float64)
+            reset_rng_state()
+            return to_device(_logits(model64, cast_floats(inputs, torch.float64)), "cpu")
+        except Exception as exc:  # noqa: BLE001 (upstream falls back to cosine similarity)
+            self.result.accuracy.detail = f"fp64 reference failed ({type(exc).__name__}: {exc}); using cosine similarity"
+            return None
+        finally:
+            model64 = None
+            gc.collect()
+            self.device.empty_cache()
+
+    def _eager_runs(self, model: torch.nn.Module, inputs: dict[str, Any]) -> tuple[Any, str]:
+        runs = []
+        for fail, oom in (("eager_1st_run_fail", "eager_1st_run_OOM"), ("eager_2nd_run_fail", "eager_2nd_run_OOM")):
+            with _classified(pb.PHASE_EAGER, fail, oom, self.device), self.device.determinism():
+                reset_rng_state()
+                runs.append(to_device(_logits(model, inputs), "cpu"))
+        identical = bool(torch.equal(runs[0], runs[1]))
+        self.result.accuracy.eager_runs_identical = identical
+        return runs[0], "pass" if identical else "eager_two_runs_differ"
+
+    def _compiled_check(self, model: torch.nn.Module, inputs: dict[str, Any], eager_ref: Any, fp64: Any,
+                        tolerance: float) -> str:
+        accuracy = self.result.accuracy
+        accuracy.fp64_reference = fp64 is not None
+        accuracy.cosine = fp64 is None
+        with _classified(pb.PHASE_COMPILED_RUN, "fail_to_run", "OOM", self.device), self.device.determinism():
+            reset_rng_state()
+            result = to_device(_logits(model, inputs), "cpu")
+        accuracy.checked = True
+        errors: list[str] = []
+        try:
+            ok = same(eager_ref, result, fp64_ref=fp64, cos_similarity=accuracy.cosine, tol=tolerance, equal_nan=True,
+                      log_error=lambda msg, *args: errors.append(msg % args if args else str(msg)))
+        except Exception as exc:  # noqa: BLE001 (upstream: a comparison that raises is a failure)
+            ok, errors = False, [f"comparison raised {type(exc).__name__}: {exc}"]
+        if errors:
+            accuracy.detail = "\n".join([accuracy.detail, *errors]).strip()[:4000]
+        return "pass" if ok else "fail_accuracy"
+
+    # -- performance ------------------------------------------------------------------------------
+    def _performance(self, model: torch.nn.Module, inputs: dict[str, Any], work: GenerationWorkload) -> None:
+        perf, gen = self.result.performance, self.result.generation
+        with torch.compiler.set_stance("force_eager"):
+            eager_warmup_s, eager_peak, eager_tokens = self._warmup(model, inputs, pb.PHASE_EAGER)
+        with self._compile_window():
+            compiled_warmup_s, compiled_peak, compiled_tokens = self._warmup(model, inputs, pb.PHASE_COMPILE)
+        gen.eager_new_tokens, gen.compiled_new_tokens = work.new_tokens(eager_tokens), work.new_tokens(compiled_tokens)
+        gen.same_tokens = bool(torch.equal(eager_tokens, compiled_tokens))
+        eager_samples, compiled_samples = [], []
+        # Like upstream's torch._dynamo.run: timing never compiles; a guard failure runs eagerly.
+        with _classified(pb.PHASE_TIMING, "fail_to_run", "OOM", self.device):
+            for _ in range(self.plan.repeats):  # interleaved, to even out clock and load drift
+                with torch.compiler.set_stance("force_eager"):
+                    eager_samples.append(self._timed(model, inputs))
+                with torch.compiler.set_stance("eager_on_recompile"):
+                    compiled_samples.append(self._timed(model, inputs))
+        perf.measured = True
+        perf.eager.CopyFrom(_stats(eager_samples))
+        perf.compiled.CopyFrom(_stats(compiled_samples))
+        perf.speedup = perf.eager.median_s / perf.compiled.median_s
+        perf.abs_latency_ms = perf.compiled.median_s * 1000
+        gen.eager_tokens_per_s = gen.eager_new_tokens / perf.eager.median_s
+        gen.compiled_tokens_per_s = gen.compiled_new_tokens / perf.compiled.median_s
+        ct = self.result.compile_time
+        ct.eager_warmup_s, ct.compiled_warmup_s = eager_warmup_s, compiled_warmup_s
+        ct.compilation_latency_s = compiled_warmup_s - eager_warmup_s
+        mem = self.result.memory
+        mem.method = self.device.memory_method
+        mem.eager_peak_gb, mem.compiled_peak_gb = eager_peak, compiled_peak
+        mem.compression_ratio = eager_peak / compiled_peak if compiled_peak > 0 else 0.0
+
+    def _warmup(self, model: torch.nn.Module, inputs: dict[str, Any], phase: int) -> tuple[float, float, torch.Tensor]:
+        gc.collect()
+        self.device.empty_cache()
+        self.device.reset_peak_memory()
+        status = "fail_to_run" if phase == pb.PHASE_COMPILE else "eager_fail_to_run"
+        with _classified(phase, status, "OOM" if phase == pb.PHASE_COMPILE else "eager_1st_run_OOM", self.device):
+            start = time.perf_counter()
+            for _ in range(WARMUP_CALLS):
+                tokens = model.generate(**inputs)
+            elapsed = time.perf_counter() - start
+        return elapsed, self.device.peak_memory_gb(), tokens.cpu()
+
+    def _timed(self, model: torch.nn.Module, inputs: dict[str, Any]) -> float:
+        self.device.synchronize()
+        reset_rng_state()
+        start = time.perf_counter()
+        model.generate(**inputs)
+        self.device.synchronize()
+        return time.perf_counter() - start
+
+    @contextlib.contextmanager
+    def _compile_window(self) -> Iterator[None]:
+        """Graph and compile statistics of the compiled warm-up (where generate()'s graphs are compiled)."""
+        window = CounterWindow()
+        try:
+            with record_fallback_kernels() as fallbacks:
+                yield
+        finally:  # also when compilation failed: graph breaks explain many failures
+            self.result.dynamo.CopyFrom(window.dynamo_stats())
+            window.fill_compile_phases(self.result.compile_time)
+            for op, count in sorted(fallbacks.items()):
+                self.result.fallback_ops.add(op=op, count=count, reason="Inductor ran it through its ATen fallback kernel")

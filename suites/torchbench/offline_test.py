@@ -1,0 +1,68 @@
+"""Offline substitutions and synthetic data: applied inside the context, undone after it."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from suites.torchbench import offline, synthetic_data
+from suites.torchbench.checkout import ModelUnavailable
+
+
+def test_hf_config_comes_from_our_table_and_is_restored(tmp_path: Path) -> None:
+    import transformers
+
+    package = types.SimpleNamespace(DATA_PATH="upstream")
+    with offline.offline_substitutions("hf_Albert", ("hf_config",), package, tmp_path):
+        config = transformers.AutoConfig.from_pretrained("albert-base-v2")
+        assert isinstance(config, transformers.AlbertConfig) and config.embedding_size == 128
+        with pytest.raises(ModelUnavailable, match="no offline copy"):
+            transformers.AutoConfig.from_pretrained("gpt2")
+        assert package.DATA_PATH == str(tmp_path)
+    assert package.DATA_PATH == "upstream"
+    assert "from_table" not in repr(transformers.AutoConfig.from_pretrained)
+
+
+def test_random_weights_force_weights_none_and_are_restored(tmp_path: Path) -> None:
+    import torchvision
+
+    original = torchvision.models.vgg16
+    with offline.offline_substitutions("Super_SloMo", ("random_weights",), types.SimpleNamespace(DATA_PATH=""), tmp_path):
+        assert torchvision.models.vgg16 is not original
+        model = torchvision.models.vgg16(weights=torchvision.models.VGG16_Weights.IMAGENET1K_V1)  # no download
+        assert model.classifier[-1].out_features == 1000
+    assert torchvision.models.vgg16 is original
+
+
+def test_install_data_stand_in_answers_from_our_folder(tmp_path: Path) -> None:
+    with offline.offline_substitutions("pytorch_stargan", ("data",), types.SimpleNamespace(DATA_PATH=""), tmp_path):
+        installer = sys.modules[offline.INSTALLER_MODULE]
+        assert installer.install_data("pytorch_stargan_inputs") == str(tmp_path)
+        with pytest.raises(ModelUnavailable, match="does not generate it yet"):
+            installer.install_data("coco2017-minimal")
+    assert offline.INSTALLER_MODULE not in sys.modules
+
+
+def test_stargan_data_is_celeba_shaped_and_generated_once(tmp_path: Path) -> None:
+    folder = synthetic_data.ensure_dataset("pytorch_stargan", tmp_path)
+    attr = (folder / "data" / "celeba" / "list_attr_celeba.txt").read_text().splitlines()
+    assert int(attr[0]) == len(attr) - 2 == 20 and "Black_Hair" in attr[1].split()
+    stamp = (folder / "data" / "celeba" / "images" / "000001.jpg").stat().st_mtime_ns
+    synthetic_data.ensure_dataset("pytorch_stargan", tmp_path)
+    assert (folder / "data" / "celeba" / "images" / "000001.jpg").stat().st_mtime_ns == stamp
+
+
+def test_in_folder_files_have_the_expected_shapes(tmp_path: Path) -> None:
+    import pickle
+
+    import torch
+
+    obs = synthetic_data.write_in_folder_file("drq", tmp_path)
+    assert pickle.loads(obs.read_bytes()).shape == (9, 84, 84)
+    batch = torch.load(synthetic_data.write_in_folder_file("maml_omniglot", tmp_path), weights_only=False)
+    assert [b.shape for b in batch] == [(5, 25, 1, 28, 28), (5, 25), (5, 75, 1, 28, 28), (5, 75)]
+    assert batch[1].dtype == np.int64

@@ -1,0 +1,119 @@
+"""Small synthetic stand-ins for the data that TorchBench's installers would download from S3.
+
+Only shapes and formats matter to the benchmarks (values are random either way); the formats are those
+recorded in shared/reference/torchbench-offline.md. Two kinds of location:
+  DATA_ROOT datasets  looked up through torchbenchmark.DATA_PATH / install_data(name); generated into a
+                      folder of ours (suites/torchbench/offline.py points the checkout there);
+  in-folder files     read from the model's own folder, so they exist only in a checkout we made
+                      (suites/torchbench/trim_checkout.py writes them into its copy).
+Generation is seeded and idempotent: a dataset is written into a temporary folder and renamed into place.
+"""
+
+from __future__ import annotations
+
+import pickle
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+SEED = 1337
+
+
+def _images(folder: Path, names: list[str], size: tuple[int, int], rng: np.random.Generator) -> None:
+    from PIL import Image  # torchvision's dependency
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        pixels = rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
+        Image.fromarray(pixels).save(folder / name)
+
+
+def _stargan(root: Path, rng: np.random.Generator) -> None:
+    # CelebA attribute list: a count line, a header of attribute names, then "file v1 v2 ..." with +-1.
+    base = root / "pytorch_stargan_inputs" / "data" / "celeba"
+    attributes = ["Black_Hair", "Blond_Hair", "Brown_Hair", "Male", "Young", "Smiling"]
+    files = [f"{i:06d}.jpg" for i in range(1, 21)]
+    _images(base / "images", files, (178, 218), rng)
+    rows = [" ".join([f, *(str(v) for v in rng.choice([-1, 1], len(attributes)))]) for f in files]
+    (base / "list_attr_celeba.txt").write_text("\n".join([str(len(files)), " ".join(attributes), *rows]) + "\n")
+
+
+def _super_slomo(root: Path, rng: np.random.Generator) -> None:
+    # Clips of 12 frames at 640x360 under dataset/train/<clip>/ (the loader crops 352x352 from 9 of them).
+    train = root / "Super_SloMo_inputs" / "dataset" / "train"
+    for clip in range(6):
+        _images(train / f"clip{clip:02d}", [f"frame{i:02d}.png" for i in range(12)], (640, 360), rng)
+
+
+def _coco128(root: Path, rng: np.random.Generator) -> None:
+    # yolov3 inference needs only the class names file (its inputs are random tensors).
+    base = root / "coco128"
+    base.mkdir(parents=True, exist_ok=True)
+    (base / "coco.names").write_text("".join(f"class{i}\n" for i in range(80)))
+
+
+DATA_ROOT_DATASETS: dict[str, tuple[str, Callable[[Path, np.random.Generator], None]]] = {
+    # model: (dataset folder name under the data root, generator)
+    "pytorch_stargan": ("pytorch_stargan_inputs", _stargan),
+    "Super_SloMo": ("Super_SloMo_inputs", _super_slomo),
+    "yolov3": ("coco128", _coco128),
+}
+
+
+def ensure_dataset(model: str, root: Path) -> Path | None:
+    """Generates the model's dataset under `root` unless present; None when the model has none of ours."""
+    if model not in DATA_ROOT_DATASETS:
+        return None
+    name, generate = DATA_ROOT_DATASETS[model]
+    target = root / name
+    if target.is_dir():
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
+    try:
+        generate(scratch, np.random.default_rng(SEED))
+        try:
+            (scratch / name).rename(target)
+        except OSError:
+            if not target.is_dir():  # another process won the race; anything else is a real error
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target
+
+
+def _maml_omniglot_batch(folder: Path, rng: np.random.Generator) -> None:
+    # batch.pt: (support images, support labels, query images, query labels) as numpy arrays,
+    # 5 tasks x 5-way (5 and 15 shots), 28x28 grey images, loaded with weights_only=True.
+    import torch
+
+    batch = (rng.standard_normal((5, 25, 1, 28, 28), dtype=np.float32), rng.integers(0, 5, (5, 25), dtype=np.int64),
+             rng.standard_normal((5, 75, 1, 28, 28), dtype=np.float32), rng.integers(0, 5, (5, 75), dtype=np.int64))
+    torch.save(batch, folder / "batch.pt")
+
+
+def _drq_obs(folder: Path, rng: np.random.Generator) -> None:
+    # obs.pkl: only its shape and dtype matter (uint8 (9, 84, 84)); drq re-randomises the values.
+    with open(folder / "obs.pkl", "wb") as handle:
+        pickle.dump(rng.integers(0, 256, (9, 84, 84), dtype=np.uint8), handle)
+
+
+IN_FOLDER_FILES: dict[str, tuple[str, Callable[[Path, np.random.Generator], None]]] = {
+    # model: (file inside the model folder, generator)
+    "maml_omniglot": ("batch.pt", _maml_omniglot_batch),
+    "drq": ("obs.pkl", _drq_obs),
+}
+
+
+def write_in_folder_file(model: str, model_dir: Path) -> Path | None:
+    """Writes the model's in-folder data file into `model_dir` (a checkout we own) unless present."""
+    if model not in IN_FOLDER_FILES:
+        return None
+    name, generate = IN_FOLDER_FILES[model]
+    target = model_dir / name
+    if not target.exists():
+        generate(model_dir, np.random.default_rng(SEED))
+    return target

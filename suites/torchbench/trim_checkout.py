@@ -1,0 +1,94 @@
+"""Makes a trimmed TorchBench checkout: the model folders of the manifest plus the package files of the contract.
+
+  python -m suites.torchbench.trim_checkout /path/to/benchmark .torchbench
+
+Small enough (a few MiB) to carry to a machine without network; never commit it (model folders carry
+their own licences: yolov3 and pytorch_unet are GPL-3.0, moco CC BY-NC 4.0). The copy also gets the
+synthetic data files that models read from their own folder (suites/torchbench/synthetic_data.py);
+datasets looked up through DATA_PATH are generated at load time, outside the checkout.
+What the contract needs at import (shared/reference/torchbench-offline.md): torchbenchmark/{__init__,tasks}.py,
+torchbenchmark/util/, torchbenchmark/_components/, the root utils/, the package __init__ files of the model
+folders, and dynamobench's HF/timm model lists that those factories assert on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from proto.codegen import ensure_generated
+
+ensure_generated()
+
+from suites.common.manifest import load_manifest  # noqa: E402
+from suites.torchbench import synthetic_data  # noqa: E402
+from suites.torchbench.checkout import FOLDERS, PACKAGE  # noqa: E402
+
+FRAMEWORK_TREES = (f"{PACKAGE}/util", f"{PACKAGE}/_components", "utils")
+FRAMEWORK_FILES = (f"{PACKAGE}/__init__.py", f"{PACKAGE}/tasks.py", f"{PACKAGE}/data/index.yaml",
+                   "userbenchmark/dynamo/dynamobench/huggingface_models_list.txt",
+                   "userbenchmark/dynamo/dynamobench/timm_models_list.txt")
+PACKAGE_DIRS = (*(f"{PACKAGE}/{folder}" for folder in FOLDERS), f"{PACKAGE}/e2e_models")
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".data")
+
+
+def wanted_models(suite: str = "torchbench") -> dict[str, str]:
+    """{model: folder} for every checkout model of the manifest with at least one mode that can run."""
+    manifest = load_manifest(suite)
+    wanted = {}
+    for name, entry in manifest.models.items():
+        build = entry.build
+        if build.get("source") == "torchbench" and set(entry.modes) - set(build.get("unavailable", {})):
+            wanted[name] = build["folder"]
+    return wanted
+
+
+def trim(source: Path, dest: Path, models: dict[str, str]) -> list[str]:
+    """Copies the trimmed checkout into dest (which must not exist); returns the models it lacks."""
+    if not (source / PACKAGE / "__init__.py").is_file():
+        raise SystemExit(f"error: {source} is not a TorchBench checkout (no {PACKAGE}/__init__.py); "
+                         "give the root of a pytorch/benchmark clone")
+    if dest.exists():
+        raise SystemExit(f"error: {dest} exists; remove it or choose another destination")
+    for tree in FRAMEWORK_TREES:
+        shutil.copytree(source / tree, dest / tree, ignore=_IGNORE)
+    for rel in FRAMEWORK_FILES:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / rel, dest / rel)
+    for rel in PACKAGE_DIRS:  # the package files only, not every model
+        (dest / rel).mkdir(parents=True, exist_ok=True)
+        for item in (source / rel).iterdir():
+            if item.is_file():
+                shutil.copy2(item, dest / rel / item.name)
+    missing = []
+    for name, folder in sorted(models.items()):
+        src = source / PACKAGE / folder / name
+        if not src.is_dir():
+            missing.append(name)
+            continue
+        shutil.copytree(src, dest / PACKAGE / folder / name, ignore=_IGNORE)
+        synthetic_data.write_in_folder_file(name, dest / PACKAGE / folder / name)
+    return missing
+
+
+def _size_mib(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 2**20
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("source", type=Path, help="root of a pytorch/benchmark checkout")
+    parser.add_argument("dest", type=Path, help="new folder for the trimmed copy (keep it git-ignored)")
+    args = parser.parse_args(argv)
+    models = wanted_models()
+    missing = trim(args.source.resolve(), args.dest, models)
+    print(f"{args.dest}: {len(models) - len(missing)} model folders, {_size_mib(args.dest):.1f} MiB")
+    if missing:
+        print(f"not in the source checkout (they load as model_fail_to_load): {', '.join(missing)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""The trimmed checkout holds the contract's package files, the wanted model folders and their in-folder data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from suites.torchbench import trim_checkout
+
+
+def _fake_checkout(root: Path) -> Path:
+    files = ["torchbenchmark/__init__.py", "torchbenchmark/tasks.py", "torchbenchmark/data/index.yaml",
+             "torchbenchmark/util/model.py", "torchbenchmark/_components/__init__.py", "utils/__init__.py",
+             "userbenchmark/dynamo/dynamobench/huggingface_models_list.txt",
+             "userbenchmark/dynamo/dynamobench/timm_models_list.txt",
+             "torchbenchmark/models/__init__.py", "torchbenchmark/canary_models/__init__.py",
+             "torchbenchmark/e2e_models/__init__.py", "torchbenchmark/models/drq/__init__.py",
+             "torchbenchmark/models/drq/__pycache__/x.pyc", "torchbenchmark/models/unwanted/__init__.py"]
+    for rel in files:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# fixture\n")
+    return root
+
+
+def test_trim_copies_framework_wanted_models_and_data(tmp_path: Path) -> None:
+    source = _fake_checkout(tmp_path / "src")
+    dest = tmp_path / "trimmed"
+    missing = trim_checkout.trim(source, dest, {"drq": "models", "gone_upstream": "models"})
+    assert missing == ["gone_upstream"]
+    assert (dest / "torchbenchmark/util/model.py").is_file() and (dest / "utils/__init__.py").is_file()
+    assert (dest / "userbenchmark/dynamo/dynamobench/timm_models_list.txt").is_file()
+    assert (dest / "torchbenchmark/models/drq/obs.pkl").is_file()
+    assert not (dest / "torchbenchmark/models/drq/__pycache__").exists()
+    assert not (dest / "torchbenchmark/models/unwanted").exists()
+
+
+def test_trim_refuses_a_non_checkout_and_an_existing_destination(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="is not a TorchBench checkout"):
+        trim_checkout.trim(tmp_path, tmp_path / "out", {})
+    source = _fake_checkout(tmp_path / "src")
+    (tmp_path / "exists").mkdir()
+    with pytest.raises(SystemExit, match="exists"):
+        trim_checkout.trim(source, tmp_path / "exists", {})
+
+
+def test_wanted_models_are_the_checkout_models_that_can_run() -> None:
+    wanted = trim_checkout.wanted_models()
+    assert wanted["hf_Albert"] == "models" and wanted["fambench_dlrm"] == "canary_models"
+    assert "resnet18" not in wanted  # built from torchvision
+    for gone in ("attention_is_all_you_need_pytorch", "detectron2_maskrcnn", "DALLE2_pytorch", "fambench_xlmr"):
+        assert gone not in wanted
+    assert "maml" in wanted  # its inference mode runs
