@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job (README): the TIMM smoke matrix on this machine's device (CPU here: scaled-down
-# variants, aot_eager and Inductor, training and inference) under Bazel, results into the store,
-# then the HUD summary. Quick when installed and cached.
+# variants, aot_eager and Inductor, training and inference) under Bazel, results into the store
+# together with the reference datasets kept in the repository (suites/*/reference/), the HUD summary,
+# a static copy of the dashboard (out/dashboard/), and finally the dashboard served on loopback.
+# PARITY_NO_SERVE=1 skips serving (CI); PARITY_DASHBOARD_PORT picks the port (default 8765).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/bootstrap.sh
@@ -18,3 +20,17 @@ run_id="smoke-$(git rev-parse --short HEAD 2>/dev/null || echo local)"
   --run-id "$run_id" --commit "$(git rev-parse HEAD 2>/dev/null || true)"
 "$venv/bin/python" -m tools.store --db out/parity.db summary --run-id "$run_id"
 "$venv/bin/python" ci/bazel_summary.py out/bep_smoke.json
+
+# Reference datasets (e.g. the H200 runs): they carry their own run ids, so re-ingesting is a no-op.
+shopt -s nullglob
+references=(suites/*/reference/*/)
+shopt -u nullglob
+if [ "${#references[@]}" -gt 0 ]; then
+  "$venv/bin/python" -m tools.store --db out/parity.db ingest "${references[@]}"
+fi
+"$venv/bin/python" -m tools.dashboard --db out/parity.db --run "$run_id" export --out out/dashboard
+if [ "${PARITY_NO_SERVE:-0}" = 1 ]; then
+  echo "[smoke] PARITY_NO_SERVE=1: not serving; the static dashboard is out/dashboard/index.html"
+  exit 0
+fi
+exec "$venv/bin/python" -m tools.dashboard --db out/parity.db --run "$run_id" serve --port "${PARITY_DASHBOARD_PORT:-8765}"

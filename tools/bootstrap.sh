@@ -31,3 +31,19 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   fi
   echo "$want" > "$stamp"
 fi
+
+# The dashboard's browser library (Chart.js) from npm, pinned by tools/dashboard/package-lock.json, into
+# the git-ignored tools/dashboard/node_modules. node/npm come from Debian when absent (a NodeSource
+# nodejs already brings npm, and Debian's npm package would conflict with it, so this is not in apt-packages.txt).
+dash=tools/dashboard
+want_js=$(sha256sum "$dash/package-lock.json" | cut -d' ' -f1)
+if [ "$(cat "$dash/node_modules/.parity-lock.sha256" 2>/dev/null)" != "$want_js" ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "[bootstrap] installing nodejs and npm (Debian) for the dashboard's Chart.js"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  fi
+  echo "[bootstrap] npm ci in $dash (Chart.js)"
+  (cd "$dash" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want_js" > "$dash/node_modules/.parity-lock.sha256"
+fi

@@ -1,6 +1,7 @@
 """Results store CLI.
 
   python -m tools.store ingest  --db out/parity.db RESULT_PATHS... [--run-id ID] [--commit SHA]
+  python -m tools.store migrate --db out/parity.db                    (brings an older store up to this schema)
   python -m tools.store summary --db out/parity.db [--run-id ID]      (default: the newest run)
   python -m tools.store export-hud --db out/parity.db --run-id ID --out rows.json   (HUD v3 rows, JSON lines)
   python -m tools.store import-community --db out/parity.db --run-id h100-2026-12 --device-name "NVIDIA H100" \
@@ -8,12 +9,15 @@
 
 RESULT_PATHS are result files or folders: the CLI's --out folders, or Bazel's test logs
 (.bazel/testlogs/...), whose outputs.zip files hold the results.
+--db is a SQLite file (the default, created if absent) or a postgresql://user@host:port/dbname URL;
+$PARITY_DB sets the default.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -22,7 +26,8 @@ from proto.codegen import ensure_generated
 
 ensure_generated()
 
-from tools.store.db import IngestError, LoadedResult, connect, ingest, load_results, stored_results  # noqa: E402
+from tools.store.db import (ORIGIN_COMMUNITY, IngestError, LoadedResult, StoreError, connect, ingest,  # noqa: E402
+                            load_results, newest_run, stored_results)
 from tools.store.hud_interop import InteropError, import_community_csvs, to_hud_rows  # noqa: E402
 from tools.store.hud import render, summarize  # noqa: E402
 
@@ -30,10 +35,12 @@ from tools.store.hud import render, summarize  # noqa: E402
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.store", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--db", type=Path, default=Path("out/parity.db"), help="SQLite file (created if absent)")
+    db_help = "SQLite file (created if absent) or postgresql:// URL; default $PARITY_DB or out/parity.db"
+    parser.add_argument("--db", default=os.environ.get("PARITY_DB", "out/parity.db"), help=db_help)
     sub = parser.add_subparsers(dest="command", required=True)
     ingest_cmd = sub.add_parser("ingest", help="store result files (all or nothing)")
     ingest_cmd.add_argument("paths", nargs="+", type=Path)
+    sub.add_parser("migrate", help="apply pending schema migrations")
     ingest_cmd.add_argument("--run-id", default="", help="run id for results that carry none (Bazel's)")
     ingest_cmd.add_argument("--commit", default="", help="commit for results that carry none")
     summary_cmd = sub.add_parser("summary", help="print the HUD summary of a run")
@@ -42,20 +49,28 @@ def main(argv: list[str] | None = None) -> int:
     export_cmd.add_argument("--run-id", required=True)
     export_cmd.add_argument("--out", type=Path, required=True)
     export_cmd.add_argument("--repo", default="")
-    import_cmd = sub.add_parser("import-community", help="store upstream benchmark CSVs as a baseline run")
+    import_cmd = sub.add_parser("import-community",
+                                help="store upstream benchmark outputs (CSV or JSON) as a baseline run")
     import_cmd.add_argument("csvs", nargs="+", type=Path)
     import_cmd.add_argument("--run-id", required=True)
     import_cmd.add_argument("--device-name", required=True, help='e.g. "NVIDIA H100 80GB HBM3"')
+    for command in sub.choices.values():  # --db is accepted after the command too
+        command.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
     args = parser.parse_args(argv)
     try:
         conn = connect(args.db)
+        if args.command == "migrate":
+            print(f"{args.db}: schema version {conn.schema_version()}")
+            return 0
         if args.command == "ingest":
-            count = ingest(conn, load_results(args.paths, run_id=args.run_id, commit=args.commit))
+            count = ingest(conn, load_results(args.paths, run_id=args.run_id, commit=args.commit),
+                           source=" ".join(str(p) for p in args.paths))
             print(f"stored {count} results in {args.db}")
             return 0
         if args.command == "import-community":
             results = import_community_csvs(args.csvs, args.run_id, args.device_name)
-            count = ingest(conn, [LoadedResult(str(args.csvs[0]), r) for r in results])
+            count = ingest(conn, [LoadedResult(str(args.csvs[0]), r, ORIGIN_COMMUNITY) for r in results],
+                           source=" ".join(str(p) for p in args.csvs))
             print(f"stored {count} baseline results of run {args.run_id} in {args.db}")
             return 0
         if args.command == "export-hud":
@@ -66,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             args.out.write_text("".join(json.dumps(row) + "\n" for row in rows))
             print(f"wrote {len(rows)} HUD v3 rows to {args.out}")
             return 0
-        run_id = args.run_id or _newest_run(conn)
+        run_id = args.run_id or newest_run(conn)
         if not run_id:
             print(f"error: {args.db} holds no results; ingest some first", file=sys.stderr)
             return 2
@@ -77,14 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"HUD summary of run {run_id} ({args.db})")
         print(render(summary))
         return 0
-    except (IngestError, InteropError, sqlite3.DatabaseError, RuntimeError) as exc:
+    except (IngestError, InteropError, StoreError, sqlite3.DatabaseError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
-
-def _newest_run(conn: sqlite3.Connection) -> str:
-    row = conn.execute("SELECT run_id FROM results ORDER BY start_time DESC LIMIT 1").fetchone()
-    return row[0] if row else ""
 
 
 if __name__ == "__main__":

@@ -1,22 +1,97 @@
-"""The results store: SQLite by default, schema migrations, idempotent transactional ingestion.
+"""The results store: SQLite by default, PostgreSQL when configured; schema migrations; idempotent,
+transactional ingestion.
 
 Each ModelResult is kept whole (its serialized bytes) plus the columns that queries filter and
 aggregate on. A result's id is stable, so ingesting the same file twice changes nothing.
+A store is named by a SQLite path (created if absent) or a `postgresql://` URL (a running server).
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 import zipfile
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any
 
+from google.protobuf.message import Message
+
+from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 
-# Append-only: each entry moves the schema from version i to i+1. Never edit a released entry.
-MIGRATIONS: tuple[str, ...] = (
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step, written once per SQL dialect (types and auto-increment differ)."""
+    sqlite: str
+    postgres: str
+
+
+_RESULTS_COLUMNS_PG = """
+        result_id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        suite TEXT NOT NULL,
+        model TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        dtype TEXT NOT NULL,
+        backend TEXT NOT NULL,
+        hud_compiler TEXT NOT NULL,
+        device_type TEXT NOT NULL,
+        device_name TEXT NOT NULL,
+        smoke INTEGER NOT NULL,
+        community_status TEXT NOT NULL,
+        expected_status INTEGER NOT NULL,
+        status INTEGER NOT NULL,
+        speedup DOUBLE PRECISION NOT NULL,
+        abs_latency_ms DOUBLE PRECISION NOT NULL,
+        compilation_latency_s DOUBLE PRECISION NOT NULL,
+        compression_ratio DOUBLE PRECISION NOT NULL,
+        eager_peak_gb DOUBLE PRECISION NOT NULL,
+        compiled_peak_gb DOUBLE PRECISION NOT NULL,
+        graph_breaks INTEGER NOT NULL,
+        recompiles INTEGER NOT NULL,
+        torch_version TEXT NOT NULL,
+        commit_sha TEXT NOT NULL,
+        manifest_version TEXT NOT NULL,
+        manifest_sha256 TEXT NOT NULL,
+        start_time BIGINT NOT NULL,
+        wall_time_s DOUBLE PRECISION NOT NULL,
+        payload BYTEA NOT NULL
+"""
+
+_OPINFO_TABLE = """
+    CREATE TABLE opinfo_results (
+        result_id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        op TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        dtype TEXT NOT NULL,
+        device TEXT NOT NULL,
+        device_name TEXT NOT NULL,
+        op_group TEXT NOT NULL,
+        lowering_family TEXT NOT NULL,
+        lowering TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        expected_outcome TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        torch_version TEXT NOT NULL,
+        commit_sha TEXT NOT NULL,
+        manifest_version TEXT NOT NULL,
+        start_time {integer} NOT NULL,
+        payload {blob} NOT NULL
+    );
+    CREATE INDEX opinfo_by_run ON opinfo_results (run_id, device, op_group);
     """
+
+# Append-only: each entry moves the schema from version i to i+1. Never edit a released entry.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        sqlite="""
     CREATE TABLE results (
         result_id TEXT PRIMARY KEY,
         run_id TEXT NOT NULL,
@@ -51,44 +126,188 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX results_by_run ON results (run_id, suite, hud_compiler);
     CREATE INDEX results_by_model ON results (model, mode, backend, device_type);
     """,
+        postgres=f"""
+    CREATE TABLE results ({_RESULTS_COLUMNS_PG});
+    CREATE INDEX results_by_run ON results (run_id, suite, hud_compiler);
+    CREATE INDEX results_by_model ON results (model, mode, backend, device_type);
+    """),
+    # Where a result came from (our harness, or a community CSV imported as a baseline), and a log of
+    # ingestion batches, so the dashboard can say what was loaded when.
+    Migration(
+        sqlite="""
+    ALTER TABLE results ADD COLUMN origin TEXT NOT NULL DEFAULT 'parity';
+    CREATE INDEX results_by_commit ON results (commit_sha, start_time);
+    CREATE TABLE ingests (
+        ingest_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ingested_at INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        results INTEGER NOT NULL
+    );
+    """,
+        postgres="""
+    ALTER TABLE results ADD COLUMN origin TEXT NOT NULL DEFAULT 'parity';
+    CREATE INDEX results_by_commit ON results (commit_sha, start_time);
+    CREATE TABLE ingests (
+        ingest_id BIGSERIAL PRIMARY KEY,
+        ingested_at BIGINT NOT NULL,
+        source TEXT NOT NULL,
+        results INTEGER NOT NULL
+    );
+    """),
+    # OpInfo results (proto/parity/v1/opinfo.proto): one row per (op, variant, dtype, device).
+    Migration(sqlite=_OPINFO_TABLE.format(integer="INTEGER", blob="BLOB"),
+              postgres=_OPINFO_TABLE.format(integer="BIGINT", blob="BYTEA")),
 )
 
 MODE_NAMES = {pb.MODE_TRAINING: "training", pb.MODE_INFERENCE: "inference"}
 DTYPE_NAMES = {pb.PRECISION_AMP: "amp", pb.PRECISION_BFLOAT16: "bfloat16", pb.PRECISION_FLOAT16: "float16",
                pb.PRECISION_FLOAT32: "float32"}
+ORIGIN_PARITY = "parity"
+ORIGIN_COMMUNITY = "community"
 
 
 class IngestError(ValueError):
     """Input that cannot be stored; nothing from the batch was written."""
 
 
+class StoreError(RuntimeError):
+    """The store cannot be opened or used as asked (wrong schema version, unreachable server, ...)."""
+
+
 @dataclass(frozen=True)
 class LoadedResult:
     source: str
-    result: pb.ModelResult
+    result: pb.ModelResult | opinfo_pb2.OpInfoResult
+    origin: str = ORIGIN_PARITY
 
 
-def connect(path: Path) -> sqlite3.Connection:
+class Database:
+    """One connection to either dialect. SQL is written with `?` placeholders and never holds `?` or
+    `%` literals, so the PostgreSQL form is a plain substitution."""
+
+    def __init__(self, raw: Any, dialect: str, name: str) -> None:
+        self.raw = raw
+        self.dialect = dialect
+        self.name = name
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s") if self.dialect == "postgres" else sql
+
+    def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        cursor = self.raw.execute(self._sql(sql), tuple(params))
+        return [tuple(row) for row in cursor.fetchall()]
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> None:
+        self.raw.execute(self._sql(sql), tuple(params))
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
+        if self.dialect == "postgres":
+            with self.raw.cursor() as cursor:
+                cursor.executemany(self._sql(sql), rows)
+        else:
+            self.raw.executemany(sql, rows)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Commits on success, rolls back on any error."""
+        if self.dialect == "postgres":
+            with self.raw.transaction():
+                yield
+        else:
+            with self.raw:
+                yield
+
+    def schema_version(self) -> int:
+        if self.dialect == "sqlite":
+            return int(self.raw.execute("PRAGMA user_version").fetchone()[0])
+        exists = self.query("SELECT to_regclass('parity_schema') IS NOT NULL")[0][0]
+        if not exists:
+            return 0
+        rows = self.query("SELECT version FROM parity_schema")
+        return int(rows[0][0]) if rows else 0
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def is_postgres(target: str | Path) -> bool:
+    return str(target).startswith(POSTGRES_SCHEMES)
+
+
+def connect(target: str | Path, read_only: bool = False) -> Database:
+    """Opens the store (creating and migrating it unless read_only)."""
+    if is_postgres(target):
+        db = _connect_postgres(str(target), read_only)
+    else:
+        db = _connect_sqlite(Path(target), read_only)
+    if read_only:
+        version = db.schema_version()
+        if version != len(MIGRATIONS):
+            db.close()
+            raise StoreError(f"{_display(target)} has schema version {version}, this code reads version "
+                             f"{len(MIGRATIONS)}: run `python -m tools.store --db {_display(target)} migrate`")
+    else:
+        migrate(db)
+    return db
+
+
+def _connect_sqlite(path: Path, read_only: bool) -> Database:
+    if read_only:
+        if not path.is_file():
+            raise StoreError(f"{path} does not exist: ingest results into it first (python -m tools.store ingest)")
+        return Database(sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True, check_same_thread=False),
+                        "sqlite", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA journal_mode=WAL")
-    migrate(conn)
-    return conn
+    return Database(conn, "sqlite", str(path))
 
 
-def migrate(conn: sqlite3.Connection) -> int:
-    """Applies pending migrations in one transaction each; returns the schema version."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+def _connect_postgres(url: str, read_only: bool) -> Database:
+    try:
+        import psycopg  # a dependency only when PostgreSQL is configured
+    except ImportError as exc:
+        raise StoreError("a postgresql:// store needs psycopg: install requirements.lock (tools/bootstrap.sh)") from exc
+    options = "-c default_transaction_read_only=on" if read_only else ""
+    try:
+        conn = psycopg.connect(url, autocommit=True, options=options, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to {_display(url)}: {str(exc).strip()}") from exc
+    return Database(conn, "postgres", _display(url))
+
+
+def _display(target: str | Path) -> str:
+    """The store's name without a password."""
+    text = str(target)
+    if is_postgres(text) and "@" in text:
+        scheme, rest = text.split("://", 1)
+        credentials, host = rest.rsplit("@", 1)
+        return f"{scheme}://{credentials.split(':', 1)[0]}@{host}"
+    return text
+
+
+def migrate(db: Database) -> int:
+    """Applies pending migrations, each in one transaction; returns the schema version."""
+    version = db.schema_version()
     if version > len(MIGRATIONS):
-        raise RuntimeError(f"database schema version {version} is newer than this code ({len(MIGRATIONS)}): update Parity")
+        raise StoreError(f"database schema version {version} is newer than this code ({len(MIGRATIONS)}): update Parity")
     for index in range(version, len(MIGRATIONS)):
-        with conn:
-            conn.executescript("BEGIN;" + MIGRATIONS[index] + f"PRAGMA user_version = {index + 1};")
+        step = MIGRATIONS[index]
+        if db.dialect == "sqlite":
+            with db.raw:
+                db.raw.executescript("BEGIN;" + step.sqlite + f"PRAGMA user_version = {index + 1};")
+        else:
+            with db.transaction():
+                db.raw.execute(step.postgres)
+                db.raw.execute("CREATE TABLE IF NOT EXISTS parity_schema (version INTEGER NOT NULL)")
+                db.raw.execute("DELETE FROM parity_schema")
+                db.raw.execute("INSERT INTO parity_schema (version) VALUES (%s)", (index + 1,))
     return len(MIGRATIONS)
 
 
 def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
-    """(source name, bytes) of every .pb result under the given files/folders, including Bazel's outputs.zip."""
+    """(source name, bytes) of every .pb result under the given files/folders, including Bazel's outputs.zip.
+    A name ending in OPINFO_SUFFIX holds an OpInfoResult; any other .pb a ModelResult."""
     for path in paths:
         if not path.exists():
             raise IngestError(f"{path} does not exist")
@@ -97,10 +316,13 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
             if file.suffix == ".pb" and not _is_split_half(file.name):
                 yield str(file), file.read_bytes()
             elif file.name == "outputs.zip":
-                with zipfile.ZipFile(file) as archive:
-                    for member in sorted(archive.namelist()):
-                        if member.endswith(".pb") and not _is_split_half(member):
-                            yield f"{file}!{member}", archive.read(member)
+                try:
+                    with zipfile.ZipFile(file) as archive:
+                        for member in sorted(archive.namelist()):
+                            if member.endswith(".pb") and not _is_split_half(member):
+                                yield f"{file}!{member}", archive.read(member)
+                except (zipfile.BadZipFile, OSError) as exc:
+                    raise IngestError(f"{file}: not a readable zip archive ({exc}); nothing was stored") from exc
 
 
 def _is_split_half(name: str) -> bool:
@@ -108,20 +330,34 @@ def _is_split_half(name: str) -> bool:
     return name.endswith((".accuracy.pb", ".performance.pb"))
 
 
+OPINFO_SUFFIX = ".opinfo.pb"
+
+
+def _parse(source: str, data: bytes) -> pb.ModelResult | opinfo_pb2.OpInfoResult:
+    result: Message = opinfo_pb2.OpInfoResult() if source.endswith(OPINFO_SUFFIX) else pb.ModelResult()
+    kind = result.DESCRIPTOR.full_name
+    try:
+        result.ParseFromString(data)
+    except Exception as exc:  # noqa: BLE001 (protobuf raises several types for garbage)
+        raise IngestError(f"{source}: not a {kind} ({exc}); nothing was stored") from exc
+    if isinstance(result, opinfo_pb2.OpInfoResult):
+        if not result.result_id or not result.op or not result.outcome:
+            raise IngestError(f"{source}: incomplete OpInfoResult (needs result_id, op, outcome); nothing was stored")
+    elif not result.result_id or not result.config.model or not result.community_status:
+        raise IngestError(f"{source}: incomplete ModelResult (needs result_id, config.model, community_status); "
+                          "nothing was stored")
+    return result
+
+
 def load_results(paths: Iterable[Path], run_id: str = "", commit: str = "") -> list[LoadedResult]:
     """Parses every result first, so a malformed file stops the batch before anything is written."""
     loaded = []
     for source, data in iter_result_files(paths):
-        result = pb.ModelResult()
-        try:
-            result.ParseFromString(data)
-        except Exception as exc:  # noqa: BLE001 (protobuf raises several types for garbage)
-            raise IngestError(f"{source}: not a parity.v1.ModelResult ({exc}); nothing was stored") from exc
-        if not result.result_id or not result.config.model or not result.community_status:
-            raise IngestError(f"{source}: incomplete ModelResult (needs result_id, config.model, community_status); "
-                              "nothing was stored")
+        result = _parse(source, data)
         if run_id and not result.run_id:
             result.run_id = run_id
+        if not result.run_id:
+            raise IngestError(f"{source}: the result carries no run id; pass --run-id. Nothing was stored")
         if commit and not result.provenance.commit:
             result.provenance.commit = commit
         loaded.append(LoadedResult(source, result))
@@ -130,37 +366,91 @@ def load_results(paths: Iterable[Path], run_id: str = "", commit: str = "") -> l
     return loaded
 
 
-def ingest(conn: sqlite3.Connection, loaded: list[LoadedResult]) -> int:
-    """Stores the batch in one transaction (all or nothing); returns how many results it holds."""
-    rows = [_row(item.result) for item in loaded]
-    with conn:  # commits on success, rolls back on any error
-        conn.executemany(
-            f"INSERT OR REPLACE INTO results ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})", rows)
-    return len(rows)
-
-
 _COLUMNS = ("result_id", "run_id", "suite", "model", "mode", "dtype", "backend", "hud_compiler", "device_type",
             "device_name", "smoke", "community_status", "expected_status", "status", "speedup", "abs_latency_ms",
             "compilation_latency_s", "compression_ratio", "eager_peak_gb", "compiled_peak_gb", "graph_breaks",
             "recompiles", "torch_version", "commit_sha", "manifest_version", "manifest_sha256", "start_time",
-            "wall_time_s", "payload")
+            "wall_time_s", "payload", "origin")
+# Same statement in both dialects: a stored id is overwritten with the same content (idempotent).
+_UPSERT = (f"INSERT INTO results ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
+           f"ON CONFLICT (result_id) DO UPDATE SET "
+           + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS if c != "result_id"))
 
 
-def _row(r: pb.ModelResult) -> tuple[object, ...]:
+def ingest(db: Database, loaded: list[LoadedResult], source: str = "") -> int:
+    """Stores the batch in one transaction (all or nothing); returns how many results it holds."""
+    by_id: dict[str, tuple[object, ...]] = {}
+    opinfo_rows: dict[str, tuple[object, ...]] = {}
+    for item in loaded:
+        if isinstance(item.result, opinfo_pb2.OpInfoResult):
+            opinfo_rows[item.result.result_id] = _opinfo_row(item.result)
+            continue
+        row = _row(item)
+        earlier = by_id.get(item.result.result_id)
+        if earlier is not None and earlier != row:  # the same result found twice (file and zip) is harmless
+            sources = [i.source for i in loaded if i.result.result_id == item.result.result_id]
+            raise IngestError(f"result id {item.result.result_id} has two different contents in the batch "
+                              f"({', '.join(sources)}); nothing was stored")
+        by_id[item.result.result_id] = row
+    rows = list(by_id.values())
+    with db.transaction():
+        if rows:
+            db.executemany(_UPSERT, rows)
+        if opinfo_rows:
+            db.executemany(_OPINFO_UPSERT, list(opinfo_rows.values()))
+        db.execute("INSERT INTO ingests (ingested_at, source, results) VALUES (?, ?, ?)",
+                   (int(time.time()), source or (loaded[0].source if loaded else ""), len(rows) + len(opinfo_rows)))
+    return len(rows) + len(opinfo_rows)
+
+
+_OPINFO_COLUMNS = ("result_id", "run_id", "op", "variant", "dtype", "device", "device_name", "op_group",
+                   "lowering_family", "lowering", "outcome", "expected_outcome", "reason", "torch_version",
+                   "commit_sha", "manifest_version", "start_time", "payload")
+_OPINFO_UPSERT = (f"INSERT INTO opinfo_results ({', '.join(_OPINFO_COLUMNS)}) "
+                  f"VALUES ({', '.join('?' * len(_OPINFO_COLUMNS))}) ON CONFLICT (result_id) DO UPDATE SET "
+                  + ", ".join(f"{c} = excluded.{c}" for c in _OPINFO_COLUMNS if c != "result_id"))
+
+
+def _enum_name(enum: Any, value: int, prefix: str) -> str:
+    return enum.Name(value).removeprefix(prefix).lower() if value else ""
+
+
+def _opinfo_row(r: opinfo_pb2.OpInfoResult) -> tuple[object, ...]:
+    p = r.provenance
+    return (r.result_id, r.run_id, r.op, r.variant, r.dtype, r.device, p.device_name, r.group, r.lowering_family,
+            _enum_name(opinfo_pb2.Lowering, r.lowering, "LOWERING_"),
+            _enum_name(opinfo_pb2.OpInfoOutcome, r.outcome, "OPINFO_OUTCOME_"),
+            _enum_name(opinfo_pb2.OpInfoOutcome, r.expected_outcome, "OPINFO_OUTCOME_"), r.reason,
+            p.torch_version, p.commit, p.manifest_version, p.start_time.seconds, r.SerializeToString())
+
+
+def _row(item: LoadedResult) -> tuple[object, ...]:
+    r = item.result
     c, p = r.config, r.provenance
     return (r.result_id, r.run_id, c.suite, c.model, MODE_NAMES.get(c.mode, ""), DTYPE_NAMES.get(c.precision, ""),
             c.backend, c.hud_compiler, c.device, p.device_name, int(c.smoke), r.community_status, r.expected_status,
             r.status, r.performance.speedup, r.performance.abs_latency_ms, r.compile_time.compilation_latency_s,
             r.memory.compression_ratio, r.memory.eager_peak_gb, r.memory.compiled_peak_gb, r.dynamo.graph_breaks,
             r.dynamo.recompiles, p.torch_version, p.commit, p.manifest_version, p.manifest_sha256,
-            p.start_time.seconds, r.wall_time_s, r.SerializeToString())
+            p.start_time.seconds, r.wall_time_s, r.SerializeToString(), item.origin)
 
 
-def stored_results(conn: sqlite3.Connection, run_id: str) -> list[pb.ModelResult]:
+def parse_payload(payload: bytes | memoryview) -> pb.ModelResult:
+    result = pb.ModelResult()
+    result.ParseFromString(bytes(payload))
+    return result
+
+
+def stored_results(db: Database, run_id: str) -> list[pb.ModelResult]:
     """The whole messages of a run, as ingested."""
-    results = []
-    for (payload,) in conn.execute("SELECT payload FROM results WHERE run_id = ? ORDER BY suite, model, mode", (run_id,)):
-        result = pb.ModelResult()
-        result.ParseFromString(payload)
-        results.append(result)
-    return results
+    rows = db.query("SELECT payload FROM results WHERE run_id = ? ORDER BY suite, model, mode", (run_id,))
+    return [parse_payload(payload) for (payload,) in rows]
+
+
+def newest_run(db: Database) -> str:
+    rows = db.query("SELECT run_id FROM results ORDER BY start_time DESC, run_id LIMIT 1")
+    return rows[0][0] if rows else ""
+
+
+def count_results(db: Database) -> int:
+    return int(db.query("SELECT COUNT(*) FROM results")[0][0])

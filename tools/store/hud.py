@@ -10,11 +10,16 @@ passing models with non-zero values. Our own "skipped" rows are excluded: upstre
 from __future__ import annotations
 
 import math
-import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from tools.store.db import Database
 
 PASSING = ("pass", "pass_due_to_skip", "eager_variation")
 PASS_RATE_THRESHOLD = 0.90  # the HUD's pass-rate header threshold
+GEOMEAN_THRESHOLD = 0.95  # the HUD's geomean speedup header threshold
+COMPRESSION_THRESHOLD = 0.90  # the HUD's compression-ratio header threshold
+CHANGE_THRESHOLD = 0.05  # a new-vs-base cell is a regression or an improvement past a 5% relative change
 
 
 @dataclass(frozen=True)
@@ -29,49 +34,89 @@ class SummaryRow:
     geomean_speedup: float
     mean_compile_s: float
     mean_compression: float
+    device_name: str = ""
 
     @property
     def pass_rate(self) -> float:
         return self.passed / self.total if self.total else 0.0
 
+    @property
+    def key(self) -> tuple[str, ...]:
+        """What a base row must share to be compared: never across devices."""
+        return (self.suite, self.compiler, self.mode, self.dtype, self.device, self.device_name)
 
-def summarize(conn: sqlite3.Connection, run_id: str) -> list[SummaryRow]:
-    rows = conn.execute(
-        "SELECT suite, hud_compiler, mode, dtype, device_type, community_status, speedup, compilation_latency_s, "
-        "compression_ratio FROM results WHERE run_id = ? AND community_status != 'skipped' "
-        "ORDER BY suite, hud_compiler, mode, dtype, device_type", (run_id,)).fetchall()
-    groups: dict[tuple[str, ...], list[tuple[str, float, float, float]]] = {}
-    for suite, compiler, mode, dtype, device, status, speedup, compile_s, compression in rows:
-        groups.setdefault((suite, compiler, mode, dtype, device), []).append((status, speedup, compile_s, compression))
+
+@dataclass(frozen=True)
+class Record:
+    """The fields of one stored result that the HUD's aggregates read."""
+    suite: str
+    compiler: str
+    mode: str
+    dtype: str
+    device: str
+    device_name: str
+    status: str
+    speedup: float
+    compile_s: float
+    compression: float
+
+
+SUMMARY_COLUMNS = ("suite, hud_compiler, mode, dtype, device_type, device_name, community_status, speedup, "
+                   "compilation_latency_s, compression_ratio")
+
+
+def summarize(db: Database, run_id: str, where: str = "", params: tuple[object, ...] = ()) -> list[SummaryRow]:
+    """The HUD summary of one run; `where` (parameterised, from the dashboard's filters) narrows it."""
+    rows = db.query(f"SELECT {SUMMARY_COLUMNS} FROM results WHERE run_id = ? AND community_status != 'skipped'"
+                    + (f" AND {where}" if where else "")
+                    + " ORDER BY suite, hud_compiler, mode, dtype, device_type, device_name", (run_id, *params))
+    return summarize_records(Record(*row) for row in rows)
+
+
+def summarize_records(records: Iterable[Record]) -> list[SummaryRow]:
+    groups: dict[tuple[str, ...], list[Record]] = {}
+    for r in records:
+        groups.setdefault((r.suite, r.compiler, r.mode, r.dtype, r.device, r.device_name), []).append(r)
     summary = []
-    for key, records in groups.items():
-        compiler = key[1]
-        passing = [r for r in records if _passes(compiler, r[0], r[1])]
-        speedups = [r[1] for r in passing if r[1] != 0]
-        compiles = [r[2] for r in passing if r[2] != 0]
-        compressions = [r[3] for r in passing if r[3] != 0]
+    for (suite, compiler, mode, dtype, device, device_name), group in sorted(groups.items()):
+        passing = [r for r in group if passes(compiler, r.status, r.speedup)]
+        speedups = [r.speedup for r in passing if r.speedup != 0]
+        compiles = [r.compile_s for r in passing if r.compile_s != 0]
+        compressions = [r.compression for r in passing if r.compression != 0]
         summary.append(SummaryRow(
-            *key, passed=len(passing), total=len(records),
+            suite, compiler, mode, dtype, device, passed=len(passing), total=len(group),
             geomean_speedup=math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else 0.0,
             mean_compile_s=sum(compiles) / len(compiles) if compiles else 0.0,
-            mean_compression=sum(compressions) / len(compressions) if compressions else 0.0))
+            mean_compression=sum(compressions) / len(compressions) if compressions else 0.0,
+            device_name=device_name))
     return summary
 
 
-def _passes(compiler: str, status: str, speedup: float) -> bool:
+def passes(compiler: str, status: str, speedup: float) -> bool:
     if status == "pass_due_to_skip":
         return True
     in_passing_set = status in PASSING or compiler == "eager"
     return in_passing_set and speedup != 0
 
 
+def change(new: float, base: float, higher_is_better: bool = True) -> str:
+    """"regression", "improvement" or "" for a new-vs-base cell (the HUD's 5% relative change)."""
+    if not base or not new:
+        return ""
+    ratio = new / base
+    if abs(ratio - 1) <= CHANGE_THRESHOLD:
+        return ""
+    return "improvement" if (ratio > 1) == higher_is_better else "regression"
+
+
 def render(summary: list[SummaryRow]) -> str:
-    header = (f"{'suite':12s} {'compiler':11s} {'mode':9s} {'dtype':8s} {'device':6s} {'pass rate':>16s} "
+    header = (f"{'suite':12s} {'compiler':11s} {'mode':9s} {'dtype':8s} {'device':16s} {'pass rate':>16s} "
               f"{'geomean':>8s} {'compile s':>9s} {'compression':>11s}")
     lines = [header]
     for r in summary:
         flag = "" if r.pass_rate >= PASS_RATE_THRESHOLD else " (below 90%)"
         rate = f"{round(r.pass_rate * 100)}%, {r.passed}/{r.total}"
-        lines.append(f"{r.suite:12s} {r.compiler:11s} {r.mode:9s} {r.dtype:8s} {r.device:6s} {rate:>16s} "
+        device = (r.device_name or r.device)[:16]  # H100 and H200 are both "cuda": name the device
+        lines.append(f"{r.suite:12s} {r.compiler:11s} {r.mode:9s} {r.dtype:8s} {device:16s} {rate:>16s} "
                      f"{r.geomean_speedup:7.2f}x {r.mean_compile_s:9.2f} {r.mean_compression:11.2f}{flag}")
     return "\n".join(lines)

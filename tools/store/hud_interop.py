@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ RAW_BACKEND = {"cudagraphs": "inductor_with_cudagraphs", "default": "inductor_no
 SUITE_ORIGIN = {"timm": "timm_models", "huggingface": "huggingface", "torchbench": "torchbench"}
 # Upstream's output file name: <prefix>_<suite>_<dtype>_<mode>_<device>_<accuracy|performance>.csv
 _FILE_NAME = re.compile(r"^(?P<prefix>.+)_(?P<suite>torchbench|huggingface|timm_models)_(?P<dtype>amp|bfloat16|float16|"
-                        r"float32)_(?P<mode>training|inference)_(?P<device>.+)_(?P<target>accuracy|performance)\.csv$")
+                        r"float32)_(?P<mode>training|inference)_(?P<device>.+)_(?P<target>accuracy|performance)\.(?P<format>csv|json)$")
 
 
 class InteropError(ValueError):
@@ -74,21 +75,23 @@ def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -
 
 
 def import_community_csvs(paths: list[Path], run_id: str, device_name: str) -> list[pb.ModelResult]:
-    """Reads upstream accuracy/performance CSV pairs into one ModelResult per (file set, model)."""
+    """Reads upstream accuracy/performance outputs (CSV, or the JSON lines written beside them) into one
+    ModelResult per (file set, model)."""
     merged: dict[tuple[str, ...], pb.ModelResult] = {}
     for path in paths:
         match = _FILE_NAME.match(path.name)
         if not match:
             raise InteropError(f"{path.name}: not an upstream benchmark output name "
-                               "(<prefix>_<suite>_<dtype>_<mode>_<device>_<accuracy|performance>.csv)")
+                               "(<prefix>_<suite>_<dtype>_<mode>_<device>_<accuracy|performance>.csv or .json)")
         f = match.groupdict()
-        try:
-            with open(path, newline="") as handle:
-                rows = list(csv.DictReader(handle))
-        except (OSError, csv.Error, UnicodeDecodeError) as exc:
-            raise InteropError(f"{path}: unreadable ({exc})") from exc
+        rows, fieldnames = _read_json_rows(path) if f["format"] == "json" else _read_csv_rows(path)
+        header = set(fieldnames)
         # Upstream's failure rows fill only dev,name,batch_size and zero speed-up and latency.
         required = {"name", "accuracy"} if f["target"] == "accuracy" else {"name", "speedup"}
+        if required - header:
+            raise InteropError(f"{path}: missing column(s) {sorted(required - header)} (header: "
+                               f"{','.join(fieldnames) or 'empty file'}); is this an upstream "
+                               f"{f['target']} CSV?")
         for number, row in enumerate(rows, 2):
             missing = required - {k for k, v in row.items() if v}
             if missing:
@@ -103,6 +106,43 @@ def import_community_csvs(paths: list[Path], run_id: str, device_name: str) -> l
         if not result.community_status:  # a performance row without its accuracy row
             result.community_status = "pass" if result.performance.speedup > 0 else "fail_to_run"
     return list(merged.values())
+
+
+def _read_csv_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
+    try:
+        with open(path, newline="") as handle:
+            reader = csv.DictReader(handle)
+            return list(reader), list(reader.fieldnames or ())
+    except (OSError, csv.Error, UnicodeDecodeError) as exc:
+        raise InteropError(f"{path}: unreadable ({exc})") from exc
+
+
+def _read_json_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
+    """Upstream's JSON output: one line per (model, CSV column); the accuracy string sits in
+    metric.extra_info.benchmark_values, numbers in metric.benchmark_values. Rebuilt as CSV-like rows."""
+    rows: dict[str, dict[str, str]] = {}
+    columns = ["name"]
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InteropError(f"{path}: unreadable ({exc})") from exc
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            model, metric = record["model"]["name"], record["metric"]
+            name = metric["name"]
+            values = metric.get("benchmark_values") or (metric.get("extra_info") or {}).get("benchmark_values") or [""]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InteropError(f"{path}:{number}: not an upstream benchmark JSON record ({exc!r})") from exc
+        if name not in columns:
+            columns.append(name)
+        rows.setdefault(model, {"name": model})[name] = str(values[0])
+        batch_size = ((record.get("benchmark") or {}).get("extra_info") or {}).get("batch_size")
+        if batch_size is not None:
+            rows[model]["batch_size"] = str(batch_size)
+    return list(rows.values()), columns
 
 
 def _baseline_result(key: tuple[str, ...], run_id: str, device_name: str) -> pb.ModelResult:

@@ -45,7 +45,7 @@ def test_import_merges_accuracy_and_performance(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name, body, message", [
     ("speedups.csv", PERFORMANCE_CSV, "not an upstream benchmark output name"),
-    (f"{PREFIX}_accuracy.csv", "dev,name,batch_size\ncuda,repvgg_a2,8\n", "missing value\\(s\\) for \\['accuracy'\\]"),
+    (f"{PREFIX}_accuracy.csv", "dev,name,batch_size\ncuda,repvgg_a2,8\n", "missing column\\(s\\) \\['accuracy'\\]"),
     (f"{PREFIX}_performance.csv", "dev,name,speedup\ncuda,repvgg_a2,fast\n", "'fast' is not a number"),
 ])
 def test_bad_community_files_are_named(tmp_path: Path, name: str, body: str, message: str) -> None:
@@ -81,3 +81,57 @@ def test_cli_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 3 + 6 + 6  # an accuracy row each, perf rows for the two measured models
     assert main(["--db", str(db), "export-hud", "--run-id", "nope", "--out", str(out)]) == 2
+
+
+def to_upstream_json(csv_text: str, mode: str = "inference", dtype: str = "bfloat16") -> str:
+    """The JSON lines upstream writes beside a CSV: one record per (row, column but dev/name/batch_size)."""
+    import csv
+    import io
+
+    lines = []
+    for row in csv.DictReader(io.StringIO(csv_text)):
+        for column, value in row.items():
+            if column in ("dev", "name", "batch_size") or value is None:
+                continue
+            try:
+                metric = {"name": column, "benchmark_values": [float(value)]}
+            except ValueError:
+                metric = {"name": column, "benchmark_values": [], "extra_info": {"benchmark_values": [value]}}
+            lines.append(json.dumps({"benchmark": {"name": "TorchInductor", "mode": mode, "dtype": dtype,
+                                                   "extra_info": {"device": "cuda", "batch_size": row["batch_size"]}},
+                                     "model": {"name": row["name"], "type": "OSS model",
+                                               "backend": "inductor", "origins": ["timm_models"]},
+                                     "metric": metric}))
+    return "\n".join(lines) + "\n"
+
+
+def test_json_outputs_import_like_the_csvs(tmp_path: Path) -> None:
+    from_csv = {r.config.model: r for r in import_community_csvs(community_files(tmp_path), "h100", "NVIDIA H100")}
+    accuracy = tmp_path / f"{PREFIX}_accuracy.json"
+    performance = tmp_path / f"{PREFIX}_performance.json"
+    accuracy.write_text(to_upstream_json(ACCURACY_CSV))
+    performance.write_text(to_upstream_json(PERFORMANCE_CSV))
+    from_json = {r.config.model: r for r in import_community_csvs([accuracy, performance], "h100", "NVIDIA H100")}
+    assert from_json.keys() == from_csv.keys()
+    for model, result in from_csv.items():
+        assert from_json[model].community_status == result.community_status
+        assert from_json[model].performance.speedup == result.performance.speedup
+        assert from_json[model].compile_time.compilation_latency_s == result.compile_time.compilation_latency_s
+    broken = tmp_path / f"{PREFIX}_performance.json"
+    broken.write_text('{"model": {"name": "x"}}\n')
+    with pytest.raises(InteropError, match="performance.json:1: not an upstream benchmark JSON record"):
+        import_community_csvs([broken], "h100", "NVIDIA H100")
+
+
+def test_bad_community_file_leaves_the_store_untouched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "p.db"
+    files = [str(p) for p in community_files(tmp_path)]
+    assert main(["--db", str(db), "import-community", *files, "--run-id", "h100", "--device-name", "NVIDIA H100"]) == 0
+    missing_columns = tmp_path / "more" / f"{PREFIX}_performance.csv"
+    missing_columns.parent.mkdir()
+    missing_columns.write_text("dev,name,batch_size,abs_latency\ncuda,repvgg_a2,8,1.0\n")
+    assert main(["--db", str(db), "import-community", str(missing_columns), "--run-id", "h100",
+                 "--device-name", "NVIDIA H100"]) == 2
+    assert "missing column(s) ['speedup']" in capsys.readouterr().err
+    assert main(["--db", str(db), "summary", "--run-id", "h100"]) == 0
+    assert "33%, 1/3" in capsys.readouterr().out  # the earlier import, unchanged

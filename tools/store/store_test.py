@@ -1,18 +1,22 @@
-"""The store: migrations, idempotent all-or-nothing ingestion, and the HUD's summary rules."""
+"""The store, on SQLite and on a real PostgreSQL server: migrations, idempotent all-or-nothing
+ingestion, hostile input, and the HUD's summary rules."""
 
 from __future__ import annotations
 
 import math
-import sqlite3
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from suites.common.result_io import write_result
-from tools.store.db import IngestError, connect, ingest, load_results
+from tools.store.__main__ import main
+from tools.store.db import (MIGRATIONS, OPINFO_SUFFIX, IngestError, StoreError, connect, count_results, ingest,
+                            load_results)
 from tools.store.hud import summarize
+from tools.store.store_fixtures import postgres, store_target  # noqa: F401 (fixtures)
 
 
 def make_result(model: str, status: str, speedup: float = 0.0, compile_s: float = 0.0, compression: float = 0.0,
@@ -27,36 +31,69 @@ def make_result(model: str, status: str, speedup: float = 0.0, compile_s: float 
     return result
 
 
-def write(tmp_path: Path, *results: pb.ModelResult) -> Path:
-    out = tmp_path / "results"
+def write(tmp_path: Path, *results: pb.ModelResult, folder: str = "results") -> Path:
+    out = tmp_path / folder
     for r in results:
         write_result(r, out, r.config.model)
     return out
 
 
-def count(db: Path) -> int:
-    return sqlite3.connect(db).execute("SELECT COUNT(*) FROM results").fetchone()[0]
-
-
-def test_ingest_is_idempotent(tmp_path: Path) -> None:
-    db = tmp_path / "p.db"
+def test_ingest_is_idempotent(tmp_path: Path, store_target: str) -> None:
     folder = write(tmp_path, make_result("a", "pass", 1.5), make_result("b", "fail_accuracy"))
-    conn = connect(db)
-    assert ingest(conn, load_results([folder])) == 2
-    assert ingest(conn, load_results([folder])) == 2
-    assert count(db) == 2
+    db = connect(store_target)
+    assert ingest(db, load_results([folder])) == 2
+    assert ingest(db, load_results([folder])) == 2  # a duplicate ingest: same ids, nothing added
+    assert count_results(db) == 2
+    stored = db.query("SELECT speedup FROM results WHERE model = ?", ("a",))
+    assert stored == [(1.5,)]
 
 
-def test_malformed_file_stores_nothing(tmp_path: Path) -> None:
-    db = tmp_path / "p.db"
-    conn = connect(db)
-    ingest(conn, load_results([write(tmp_path, make_result("a", "pass", 1.5))]))
+def test_malformed_file_stores_nothing(tmp_path: Path, store_target: str) -> None:
+    db = connect(store_target)
+    ingest(db, load_results([write(tmp_path, make_result("a", "pass", 1.5))]))
     bad = tmp_path / "bad"
     write_result(make_result("c", "pass", 2.0), bad, "c")
     (bad / "zz_garbage.pb").write_bytes(b"\xff\xff\xff not a proto")
     with pytest.raises(IngestError, match="zz_garbage.pb: not a parity.v1.ModelResult.*nothing was stored"):
-        ingest(conn, load_results([bad]))
-    assert count(db) == 1  # neither c nor the garbage
+        ingest(db, load_results([bad]))
+    assert count_results(db) == 1  # neither c nor the garbage
+
+
+def test_truncated_file_and_broken_zip_store_nothing(tmp_path: Path, store_target: str) -> None:
+    db = connect(store_target)
+    ingest(db, load_results([write(tmp_path, make_result("a", "pass", 1.5))]))
+    truncated = tmp_path / "truncated"
+    truncated.mkdir()
+    whole = make_result("t", "pass", 2.0)
+    whole.failure.log_tail = "x" * 200
+    (truncated / "t.pb").write_bytes(whole.SerializeToString()[:-40])
+    with pytest.raises(IngestError, match="t.pb: not a parity.v1.ModelResult"):
+        ingest(db, load_results([truncated]))
+    zipped = tmp_path / "testlogs" / "t" / "test.outputs"
+    zipped.mkdir(parents=True)
+    (zipped / "outputs.zip").write_bytes(b"PK\x03\x04 cut short")
+    with pytest.raises(IngestError, match="outputs.zip: not a readable zip archive"):
+        load_results([tmp_path / "testlogs"])
+    assert count_results(db) == 1
+
+
+def test_conflicting_ids_in_one_batch_store_nothing(tmp_path: Path, store_target: str) -> None:
+    db = connect(store_target)
+    first = write(tmp_path, make_result("a", "pass", 1.5), folder="one")
+    second = write(tmp_path, make_result("a", "pass", 9.0), folder="two")  # same id, other content
+    with pytest.raises(IngestError, match="two different contents"):
+        ingest(db, load_results([first, second]))
+    assert count_results(db) == 0
+
+
+def test_failure_inside_the_transaction_rolls_back(tmp_path: Path, store_target: str) -> None:
+    db = connect(store_target)
+    ingest(db, load_results([write(tmp_path, make_result("a", "pass", 1.5))]))
+    loaded = load_results([write(tmp_path, make_result("b", "pass", 2.0), folder="more")])
+    db.execute("DROP TABLE ingests")  # the batch's last statement now fails, after the results were written
+    with pytest.raises(Exception, match="ingests"):
+        ingest(db, loaded)
+    assert count_results(db) == 1
 
 
 def test_incomplete_message_and_missing_path_are_rejected(tmp_path: Path) -> None:
@@ -67,6 +104,9 @@ def test_incomplete_message_and_missing_path_are_rejected(tmp_path: Path) -> Non
         load_results([folder])
     with pytest.raises(IngestError, match="does not exist"):
         load_results([tmp_path / "nope"])
+    no_run = write(tmp_path, make_result("a", "pass", run_id=""), folder="norun")
+    with pytest.raises(IngestError, match="carries no run id; pass --run-id"):
+        load_results([no_run])
 
 
 def test_bazel_outputs_zip_is_read(tmp_path: Path) -> None:
@@ -81,17 +121,54 @@ def test_bazel_outputs_zip_is_read(tmp_path: Path) -> None:
     assert loaded[0].result.provenance.commit == "abc"
 
 
-def test_migrations_are_versioned(tmp_path: Path) -> None:
-    conn = connect(tmp_path / "p.db")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
-    conn.execute("PRAGMA user_version = 99")
-    conn.close()
-    with pytest.raises(RuntimeError, match="newer than this code"):
-        connect(tmp_path / "p.db")
+def test_migrations_are_versioned(store_target: str) -> None:
+    db = connect(store_target)
+    assert db.schema_version() == len(MIGRATIONS) == 3
+    if db.dialect == "sqlite":
+        db.execute("PRAGMA user_version = 99")
+    else:
+        db.execute("UPDATE parity_schema SET version = 99")
+    db.close()
+    with pytest.raises(StoreError, match="newer than this code"):
+        connect(store_target)
 
 
-def test_hud_summary_rules(tmp_path: Path) -> None:
-    conn = connect(tmp_path / "p.db")
+def test_old_sqlite_store_is_migrated_in_place(tmp_path: Path) -> None:
+    """A store written by schema version 1 keeps its rows and gains version 2's columns."""
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    raw = sqlite3.connect(path)
+    raw.executescript("BEGIN;" + MIGRATIONS[0].sqlite + "PRAGMA user_version = 1; COMMIT;")
+    raw.execute("INSERT INTO results VALUES (" + ", ".join("?" * 29) + ")",
+                ("id1", "r0", "timm", "m", "inference", "bfloat16", "inductor", "default", "cpu", "x86_64", 1, "pass",
+                 1, 1, 1.2, 1.0, 2.0, 1.0, 0.1, 0.1, 0, 0, "2.14", "abc", "3", "sha", 0, 1.0, b""))
+    raw.commit()
+    raw.close()
+    with pytest.raises(StoreError, match="schema version 1.*migrate"):
+        connect(path, read_only=True)
+    assert main(["--db", str(path), "migrate"]) == 0
+    db = connect(path, read_only=True)
+    assert db.query("SELECT result_id, origin FROM results") == [("id1", "parity")]
+
+
+def test_read_only_store_refuses_writes(tmp_path: Path, store_target: str) -> None:
+    writer = connect(store_target)
+    ingest(writer, load_results([write(tmp_path, make_result("a", "pass", 1.5))]))
+    reader = connect(store_target, read_only=True)
+    with pytest.raises(Exception, match="(?i)read.?only"):
+        with reader.transaction():
+            reader.execute("DELETE FROM results")
+    assert count_results(writer) == 1
+
+
+def test_unreachable_postgres_is_a_clear_error() -> None:
+    with pytest.raises(StoreError, match="cannot connect to postgresql://nobody@127.0.0.1:1/x"):
+        connect("postgresql://nobody:secret@127.0.0.1:1/x")
+
+
+def test_hud_summary_rules(tmp_path: Path, store_target: str) -> None:
+    db = connect(store_target)
     results = [
         make_result("a", "pass", 2.0, 10.0, 1.2),
         make_result("b", "pass", 0.5, 30.0, 0.8),
@@ -101,11 +178,45 @@ def test_hud_summary_rules(tmp_path: Path) -> None:
         make_result("f", "skipped"),                   # upstream writes no row: not in the denominator
         make_result("g", "eager_fail_to_run", compiler="eager", speedup=1.0),  # compiler eager always passes
     ]
-    ingest(conn, load_results([write(tmp_path, *results)]))
-    rows = {r.compiler: r for r in summarize(conn, "r1")}
+    ingest(db, load_results([write(tmp_path, *results)]))
+    rows = {r.compiler: r for r in summarize(db, "r1")}
     inductor = rows["cudagraphs"]
     assert (inductor.passed, inductor.total) == (3, 5)
     assert math.isclose(inductor.geomean_speedup, 1.0)  # sqrt(2.0 * 0.5)
     assert math.isclose(inductor.mean_compile_s, 20.0)
     assert math.isclose(inductor.mean_compression, 1.0)
     assert (rows["eager"].passed, rows["eager"].total) == (1, 1)
+
+
+def test_cli_round_trip_on_both_dialects(tmp_path: Path, store_target: str, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write(tmp_path, make_result("a", "pass", 2.0, 10.0, 1.2), make_result("b", "fail_accuracy", 1.0))
+    assert main(["--db", store_target, "ingest", str(folder)]) == 0
+    assert main(["--db", store_target, "summary"]) == 0
+    assert "50%, 1/2" in capsys.readouterr().out
+    assert main(["--db", store_target, "ingest", str(tmp_path / "missing")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def make_opinfo(op: str, outcome: int, lowering: int = 0, run_id: str = "op1") -> opinfo_pb2.OpInfoResult:
+    result = opinfo_pb2.OpInfoResult(result_id=f"{run_id}-{op}", run_id=run_id, op=op, dtype="float32", device="cpu",
+                                     group="norm", lowering_family="norm", lowering=lowering, outcome=outcome,
+                                     expected_outcome=opinfo_pb2.OPINFO_OUTCOME_PASS, reason="")
+    result.provenance.device_name = "x86_64"
+    return result
+
+
+def test_opinfo_results_are_ingested_beside_model_results(tmp_path: Path, store_target: str) -> None:
+    folder = write(tmp_path, make_result("a", "pass", 1.5))
+    (folder / f"native_layer_norm{OPINFO_SUFFIX}").write_bytes(
+        make_opinfo("native_layer_norm", opinfo_pb2.OPINFO_OUTCOME_PASS, opinfo_pb2.LOWERING_NATIVE).SerializeToString())
+    (folder / f"group_norm{OPINFO_SUFFIX}").write_bytes(
+        make_opinfo("group_norm", opinfo_pb2.OPINFO_OUTCOME_FAIL, opinfo_pb2.LOWERING_FALLBACK).SerializeToString())
+    db = connect(store_target)
+    assert ingest(db, load_results([folder])) == 3
+    assert ingest(db, load_results([folder])) == 3  # idempotent
+    assert count_results(db) == 1
+    assert db.query("SELECT op, lowering, outcome FROM opinfo_results ORDER BY op") == [
+        ("group_norm", "fallback", "fail"), ("native_layer_norm", "native", "pass")]
+    (folder / f"cut{OPINFO_SUFFIX}").write_bytes(b"\x0a\xff")
+    with pytest.raises(IngestError, match="cut.opinfo.pb: not a parity.v1.OpInfoResult"):
+        load_results([folder])

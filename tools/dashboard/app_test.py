@@ -1,0 +1,113 @@
+"""The dashboard's request handling on SQLite and PostgreSQL: hostile query strings give a clear error
+and change nothing, the server is read-only, and the static export writes every page."""
+
+from __future__ import annotations
+
+import html
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from tools.dashboard import sample_runs
+from tools.dashboard.app import Dashboard
+from tools.dashboard.pages import PAGES
+from tools.dashboard.server import make_server
+from tools.store.db import connect, count_results
+from tools.store.store_fixtures import postgres, store_target  # noqa: F401 (fixtures)
+
+HOSTILE = [
+    ("model", "a' OR '1'='1"),
+    ("model", "a'; DROP TABLE results; --"),
+    ("suite", "timm\" UNION SELECT payload FROM results --"),
+    ("run", "r-new') OR 1=1 --"),
+    ("device", "x" * 5000),
+]
+
+
+@pytest.fixture
+def dashboard(store_target: str, tmp_path: Path) -> Dashboard:  # noqa: F811 (fixture use)
+    sample_runs.build(store_target, tmp_path)
+    return Dashboard(store_target)
+
+
+@pytest.mark.parametrize("name, value", HOSTILE)
+def test_sql_fragments_in_parameters_are_rejected_and_change_nothing(dashboard: Dashboard, name: str,
+                                                                    value: str) -> None:
+    before = count_results(connect(dashboard.store))
+    for page in PAGES:
+        response = dashboard.respond(f"/{page.name}", f"{name}={quote(value)}")
+        assert response.status == 400, page.name
+        assert b"Bad query" in response.body
+        assert b"DROP TABLE" not in response.body.split(b'id="error"')[0]  # not echoed into the page unescaped
+    db = connect(dashboard.store)
+    assert count_results(db) == before
+    assert db.query("SELECT COUNT(*) FROM results WHERE run_id = ?", ("r-new",))[0][0] == 8
+
+
+@pytest.mark.parametrize("query, message", [
+    ("colour=red", "unknown query parameter 'colour'"),
+    ("model=a&model=b", "given 2 times"),
+    ("model=zzz", "no stored result has model 'zzz'; stored values: a, b, c, d, e, f, g"),
+    ("base=r-old", "does not apply to this page"),
+])
+def test_bad_queries_name_the_problem(dashboard: Dashboard, query: str, message: str) -> None:
+    response = dashboard.respond("/models", query)
+    assert response.status == 400
+    assert message in html.unescape(response.body.decode())
+
+
+def test_unknown_pages_and_static_files_are_404(dashboard: Dashboard) -> None:
+    assert dashboard.respond("/../../etc/passwd", "").status == 404
+    assert dashboard.respond("/static/../app.py", "").status == 404
+    assert dashboard.respond("/static/dashboard.js", "").status == 200
+
+
+@pytest.fixture
+def served(dashboard: Dashboard) -> Iterator[str]:
+    server = make_server(dashboard, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_server_is_read_only(served: str, dashboard: Dashboard) -> None:
+    for method in ("POST", "PUT", "DELETE"):
+        request = urllib.request.Request(f"{served}/models", data=b"x", method=method)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 405
+    with urllib.request.urlopen(f"{served}/models?run=r-new&mode=training", timeout=10) as page:
+        assert page.status == 200 and b'data-model="a"' in page.read()
+    assert count_results(connect(dashboard.store)) == 17
+
+
+def test_static_export_writes_every_page(dashboard: Dashboard, tmp_path: Path) -> None:
+    written = dashboard.export(tmp_path / "site")
+    assert {p.name for p in written} == {"index.html", *(f"{p.name}.html" for p in PAGES[1:])}
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert 'href="models.html"' in index and 'src="static/chart.umd.js"' in index
+    assert (tmp_path / "site" / "static" / "chart.umd.js").stat().st_size > 100_000
+
+
+def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
+    response = Dashboard(str(tmp_path / "none.db")).respond("/", "")
+    assert response.status == 503 and b"does not exist: ingest results into it first" in response.body
+
+
+def test_cli_takes_options_before_or_after_the_command(dashboard: Dashboard, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from tools.dashboard.__main__ import main
+
+    assert main(["export", "--db", dashboard.store, "--out", str(tmp_path / "a"), "--run", "r-old"]) == 0
+    assert main(["--db", dashboard.store, "--run", "r-new", "export", "--out", str(tmp_path / "b")]) == 0
+    assert 'data-run="new">r-old' in (tmp_path / "a" / "index.html").read_text()
+    assert 'data-run="new">r-new' in (tmp_path / "b" / "index.html").read_text()
+    assert main(["export", "--db", str(tmp_path / "none.db"), "--out", str(tmp_path / "c")]) == 2
+    assert "does not exist" in capsys.readouterr().err
