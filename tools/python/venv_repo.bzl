@@ -6,6 +6,7 @@ This rule checks the venv against the lock and exposes:
   @pypi//:runtime_toolchain   the venv's interpreter as the Python toolchain
   @pypi//<package>            one py_library per lock line, depending on its requirements
   @pypi//:protoc              protoc from grpcio-tools (version-matched to the protobuf runtime)
+  @pypi//:rbe_platform        the execution platform of --config=rbe (ci/rbe/README.md)
 """
 
 # Runs inside the venv: prints {dist: {version, requires}} for every installed distribution.
@@ -50,6 +51,17 @@ sh_binary(
 )
 """
 
+# Remote execution: a worker must have this interpreter path and these pins (the venv's files are in no
+# action key), so both are platform properties that workers advertise and the farm matches.
+_RBE_PLATFORM = """
+platform(
+    name = "rbe_platform",
+    constraint_values = ["@platforms//os:linux", "@platforms//cpu:x86_64"],
+    exec_properties = {{"OSFamily": "linux", "pyvenv": "{venv}", "pylock": "{lock_sha}"}},
+    visibility = ["//visibility:public"],
+)
+"""
+
 _PACKAGE_BUILD = """
 py_library(
     name = "{name}",
@@ -77,7 +89,9 @@ def _parse_lock(text):
 def _venv_pypi_impl(rctx):
     venv = rctx.os.environ.get("PARITY_VENV", rctx.attr.venv)
     python = venv + "/bin/python"
-    pins = _parse_lock(rctx.read(rctx.attr.lock))
+    # PARITY_LOCK (set by --config=npu) names another lock of the main repository, e.g. requirements-npu.lock.
+    lock = Label("@//:" + rctx.os.environ["PARITY_LOCK"]) if rctx.os.environ.get("PARITY_LOCK") else rctx.attr.lock
+    pins = _parse_lock(rctx.read(lock))
     listed = rctx.execute([python, "-c", _LIST_DISTRIBUTIONS], quiet = True)
     if listed.return_code != 0:
         fail("cannot run %s: create the venv with tools/bootstrap.sh first.\n%s" % (python, listed.stderr))
@@ -94,7 +108,8 @@ def _venv_pypi_impl(rctx):
             fail("requirements.lock must pin %s (protoc comes from it)" % required)
 
     rctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % rctx.name)
-    rctx.file("BUILD", _ROOT_BUILD.format(python = python))
+    lock_sha = rctx.execute(["sha256sum", str(rctx.path(lock))]).stdout.split(" ")[0][:16]
+    rctx.file("BUILD", _ROOT_BUILD.format(python = python) + _RBE_PLATFORM.format(venv = venv, lock_sha = lock_sha))
     rctx.file("protoc.sh", "#!/bin/sh\nexec %s -m grpc_tools.protoc \"$@\"\n" % python, executable = True)
     for name, version in pins.items():
         deps = ["//%s" % dep for dep in dists[name]["requires"] if dep in pins and dep != name]
@@ -107,5 +122,5 @@ venv_pypi = repository_rule(
         "venv": attr.string(mandatory = True, doc = "absolute path of the venv built from the lock"),
         "lock": attr.label(mandatory = True, allow_single_file = True),
     },
-    environ = ["PARITY_VENV"],
+    environ = ["PARITY_VENV", "PARITY_LOCK"],
 )
