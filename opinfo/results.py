@@ -14,6 +14,7 @@ from pathlib import Path
 from google.protobuf import text_format
 
 from parity.v1 import opinfo_pb2, results_pb2
+from proto.result_files import OPINFO_SUFFIX, OPINFO_TEXT_SUFFIX
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,12 +81,12 @@ def file_stem(result: opinfo_pb2.OpInfoResult) -> str:
 
 
 def write_result(result: opinfo_pb2.OpInfoResult, directory: Path) -> Path:
-    """Writes `<stem>.pb` and `<stem>.txtpb` atomically; returns the .pb path."""
+    """Writes `<stem>.opinfo.pb` and `<stem>.opinfo.txtpb` atomically; returns the .pb path."""
     directory.mkdir(parents=True, exist_ok=True)
     stem = file_stem(result)
-    path = directory / f"{stem}.pb"
+    path = directory / f"{stem}{OPINFO_SUFFIX}"
     for target, payload in ((path, result.SerializeToString()),
-                            (directory / f"{stem}.txtpb", text_format.MessageToString(result).encode())):
+                            (directory / f"{stem}{OPINFO_TEXT_SUFFIX}", text_format.MessageToString(result).encode())):
         tmp = target.with_name(target.name + ".tmp")
         tmp.write_bytes(payload)
         os.replace(tmp, target)

@@ -6,6 +6,7 @@ grpcio-tools' protoc, or taken from a .gen folder that was generated on another 
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import subprocess
 import sys
@@ -18,15 +19,22 @@ SCHEMAS = ("parity/v1/results.proto", "parity/v1/opinfo.proto")
 
 
 def ensure_generated() -> None:
-    modules = [f"parity.v1.{Path(schema).stem}_pb2" for schema in SCHEMAS]
-    if importlib.util.find_spec("parity") is None or any(importlib.util.find_spec(m) is None for m in modules):
-        if _stale():
-            _generate()
-        if str(GEN_ROOT) not in sys.path:
-            sys.path.insert(0, str(GEN_ROOT))
-        # pytest may have put .gen on sys.path before it existed; drop the cached "no such folder" finder.
-        sys.path_importer_cache.pop(str(GEN_ROOT), None)
-        importlib.invalidate_caches()
+    package = importlib.util.find_spec("parity")
+    if package is not None and GEN_ROOT / "parity" not in _locations(package):
+        # Bazel's genrules provide the modules a target depends on; never write into the source tree from
+        # a sandbox (REPO_ROOT resolves through the runfiles links).
+        return
+    if _stale():
+        _generate()
+    if str(GEN_ROOT) not in sys.path:
+        sys.path.insert(0, str(GEN_ROOT))
+    # pytest may have put .gen on sys.path before it existed; drop the cached "no such folder" finder.
+    sys.path_importer_cache.pop(str(GEN_ROOT), None)
+    importlib.invalidate_caches()
+
+
+def _locations(package: importlib.machinery.ModuleSpec) -> list[Path]:
+    return [Path(location).resolve() for location in package.submodule_search_locations or ()]
 
 
 def _stale() -> bool:

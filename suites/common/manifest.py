@@ -12,8 +12,8 @@ Each entry:
   inductor_config  {key: value}                   optional torch._inductor.config overrides (upstream's per-model ones)
   presubmit  bool                                 optional, default True; False: every target of this model is nightly-only
                                                   (large suites keep CI within budget by picking a presubmit subset)
-  presubmit_compile  bool                         optional; CPU presubmit compiles this model's smoke variant with
-                                                  Inductor (others only with aot_eager; nightly compiles all)
+  presubmit_compile  [mode]                       optional; the modes in which CPU presubmit compiles this model's smoke
+                                                  variant with Inductor (others only with aot_eager; nightly compiles all)
   expected   [{device, mode, backend, status, reason}]   optional; "*" matches anything; default "pass"
   skip       [{device, mode, backend, reason}]           optional; combinations not run (status "skipped")
   workload   "forward" | "generation"             optional, default forward (one forward pass or training step);
@@ -179,8 +179,10 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
     workload = raw.get("workload", "forward")
     _require(workload in WORKLOADS, where, f"workload must be one of {WORKLOADS}")
     _require(workload == "forward" or set(batch_sizes) == {"inference"}, where, "a generation workload is inference-only")
-    for flag in ("presubmit", "presubmit_compile"):
-        _require(isinstance(raw.get(flag, False), bool), where, f"{flag} must be True or False")
+    _require(isinstance(raw.get("presubmit", True), bool), where, "presubmit must be True or False")
+    compiled_modes = raw.get("presubmit_compile", [])
+    _require(isinstance(compiled_modes, list) and set(compiled_modes) <= set(batch_sizes), where,
+             f"presubmit_compile must list modes of this model ({sorted(batch_sizes)})")
     return ModelEntry(
         name=name,
         batch_sizes=batch_sizes,

@@ -63,6 +63,9 @@ GOOD_ENTRY = '{"modes": {"inference": {"batch_size": 2}}, "build": {}, "smoke": 
     ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'skip': [{'device': 'cpu', 'mode': '*', 'backend': '*', 'reason': ' '}]}}}",
      "non-empty reason"),
+    ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
+     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'presubmit_compile': ['training']}}}",
+     "presubmit_compile must list modes of this model"),
 ])
 def test_malformed_manifests_name_the_problem(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "manifest.bzl"

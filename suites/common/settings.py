@@ -3,9 +3,8 @@
 Upstream runs accuracy and performance in two processes with different settings. Parity runs both in one
 process: the eager references and the checked compiled run under the accuracy settings, the timing under
 the performance settings, as upstream. Dynamo guards on some of them (deterministic algorithms, TF32), so
-the checked run recompiles; it does so after the timed cold compile, from warm caches. Timing under the
-accuracy settings would not be upstream's figure: deterministic algorithms slow some eager kernels (seen
-on an H200 as a 3.4x vs 1.3x deit_tiny speedup before this split). Settings that are not guards
+the checked run recompiles; it does so after the timed cold compile, from warm caches, so the compile
+latency stays a cold-start figure. Settings that are not guards
 (cuDNN/mkldnn determinism) are switched on only around checked runs. `--split-processes` reproduces
 upstream's two-process layout to compare the figures."""
 

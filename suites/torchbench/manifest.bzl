@@ -400,7 +400,7 @@ MANIFEST = {
             "build": {"source": "torchvision", "arch": "resnet18"},
             "smoke": {"batch_size": 2, "build": {"num_classes": 10, "image_size": 64}},
             "optimizer": "sgd",
-            "presubmit_compile": True,
+            "presubmit_compile": ["inference"],
         },
         "resnet50": {
             "lists": ["training", "inference"],

@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 
 from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
+from proto.result_files import OPINFO_SUFFIX
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -328,9 +329,6 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
 def _is_split_half(name: str) -> bool:
     """The accuracy or performance half of a split run; the merged result beside it is what is stored."""
     return name.endswith((".accuracy.pb", ".performance.pb"))
-
-
-OPINFO_SUFFIX = ".opinfo.pb"
 
 
 def _parse(source: str, data: bytes) -> pb.ModelResult | opinfo_pb2.OpInfoResult:

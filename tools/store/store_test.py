@@ -11,9 +11,10 @@ import pytest
 
 from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
+from proto.result_files import OPINFO_SUFFIX
 from suites.common.result_io import write_result
 from tools.store.__main__ import main
-from tools.store.db import (MIGRATIONS, OPINFO_SUFFIX, IngestError, StoreError, connect, count_results, ingest,
+from tools.store.db import (MIGRATIONS, IngestError, StoreError, connect, count_results, ingest,
                             load_results)
 from tools.store.hud import summarize
 from tools.store.store_fixtures import postgres, store_target  # noqa: F401 (fixtures)
