@@ -24,8 +24,11 @@ from suites.common.request import ModelRequest, add_request_arguments, request_f
 from suites.common.result_io import write_result
 
 
-def run_request(request: ModelRequest) -> pb.ModelResult:
-    """Runs the request in this process and returns its classified result (never raises)."""
+def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.ModelResult:
+    """Runs the request in this process and returns its classified result (never raises).
+
+    `trace_prefix` (<out>/<stem>) names the profiler traces of a bottleneck analysis; None writes none.
+    """
     start = time.time()
     result = pb.ModelResult()
     manifest = None
@@ -57,7 +60,8 @@ def run_request(request: ModelRequest) -> pb.ModelResult:
                                     loader_module.build_generation)
             else:
                 run = ModelRun(manifest, entry, request.mode, backend, device, request.smoke,
-                               request.resolved_batch_size(manifest), request.run_plan(), loader_module.build)
+                               request.resolved_batch_size(manifest), request.run_plan(), loader_module.build,
+                               trace_prefix)
             result = run.run()
             result.expected_status = statuses.to_enum(expected)
     except Exception as exc:  # noqa: BLE001 (bad input and harness errors become infra_error results)
@@ -93,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stem", required=True, help="result file name without extension")
     args = parser.parse_args(argv)
     request = request_from_args(args)
-    result = run_request(request)
+    result = run_request(request, args.out / args.stem)
     write_result(result, args.out, args.stem)
     print(f"[child] {request.model} {request.mode} {request.backend}: {result.community_status}", flush=True)
     return 0

@@ -28,7 +28,7 @@ from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
 from suites.common.compile_stats import CounterWindow
 from suites.common.manifest import Manifest, ModelEntry
-from suites.common.model_run import RunFailed, _classified, _stats
+from suites.common.model_run import _classified, _stats, load_classified, run_classified
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import cast_floats, to_device
@@ -68,22 +68,11 @@ class GenerationRun:
 
     def run(self) -> pb.ModelResult:
         """Fills self.result; never raises for a model failure (it becomes a status)."""
-        try:
-            status = self._experiment()
-        except RunFailed as failed:
-            status = failed.status
-            self.result.failure.CopyFrom(pb.Failure(phase=failed.phase, exception_type=type(failed.cause).__name__,
-                                                    message=str(failed.cause)[:4000]))
-        self.result.community_status = status
-        return self.result
+        return run_classified(self.result, self._experiment)
 
     def _experiment(self) -> str:
         device = self.device
-        with _classified(pb.PHASE_LOAD, "eager_fail_to_run", "eager_fail_to_run", device):
-            try:
-                work = self.loader(self.entry, device.type, self.smoke)
-            except NotImplementedError as exc:
-                raise RunFailed("model_fail_to_load", pb.PHASE_LOAD, exc) from exc
+        work = load_classified(lambda: self.loader(self.entry, device.type, self.smoke), device)
         model = work.model.eval()
         forward_inputs = cast_floats(work.forward_inputs, torch.bfloat16)
         generate_inputs = cast_floats(work.generate_inputs, torch.bfloat16)

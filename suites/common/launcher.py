@@ -138,6 +138,8 @@ def _merge(accuracy: pb.ModelResult, performance: pb.ModelResult) -> pb.ModelRes
         getattr(merged, field).CopyFrom(getattr(performance, field))
     del merged.fallback_ops[:]
     merged.fallback_ops.extend(performance.fallback_ops)
+    if performance.HasField("bottleneck"):  # analysed where the speedup was measured
+        merged.bottleneck.CopyFrom(performance.bottleneck)
     merged.config.split_processes = True
     merged.config.batch_size = performance.config.batch_size
     merged.config.repeats, merged.config.warmup_iterations = performance.config.repeats, performance.config.warmup_iterations

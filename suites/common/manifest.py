@@ -19,6 +19,8 @@ Each entry:
   workload   "forward" | "generation"             optional, default forward (one forward pass or training step);
                                                   generation: inference timed through the model's generate() with
                                                   model.forward compiled (suites/common/generation_run.py)
+  speedup_target  float > 0                       optional, default 1.0; a measured speedup below it gets a bottleneck
+                                                  analysis (suites/common/bottleneck.py)
   lists      [str]                                optional; the user's lists the model counts in (denominators of a
                                                   suite whose lists differ from its modes, e.g. torchbench's
                                                   "training", "inference", "graph_mode"); no effect on the run
@@ -73,6 +75,7 @@ class ModelEntry:
     expected: tuple[Rule, ...] = ()
     skip: tuple[Rule, ...] = ()
     workload: str = "forward"
+    speedup_target: float = 1.0
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -150,7 +153,7 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
 
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
                "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
-               "lists", "workload"}
+               "lists", "workload", "speedup_target"}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
@@ -179,6 +182,9 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
     workload = raw.get("workload", "forward")
     _require(workload in WORKLOADS, where, f"workload must be one of {WORKLOADS}")
     _require(workload == "forward" or set(batch_sizes) == {"inference"}, where, "a generation workload is inference-only")
+    speedup_target = raw.get("speedup_target", 1.0)
+    _require(isinstance(speedup_target, (int, float)) and not isinstance(speedup_target, bool) and speedup_target > 0,
+             where, "speedup_target must be a number > 0")
     _require(isinstance(raw.get("presubmit", True), bool), where, "presubmit must be True or False")
     compiled_modes = raw.get("presubmit_compile", [])
     _require(isinstance(compiled_modes, list) and set(compiled_modes) <= set(batch_sizes), where,
@@ -196,6 +202,7 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         expected=tuple(_parse_rule(r, f"{where} expected", with_status=True) for r in raw.get("expected", [])),
         skip=tuple(_parse_rule(r, f"{where} skip", with_status=False) for r in raw.get("skip", [])),
         workload=workload,
+        speedup_target=float(speedup_target),
     )
 
 

@@ -66,6 +66,10 @@ GOOD_ENTRY = '{"modes": {"inference": {"batch_size": 2}}, "build": {}, "smoke": 
     ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'presubmit_compile': ['training']}}}",
      "presubmit_compile must list modes of this model"),
+    ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
+     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'speedup_target': 0}}}", "speedup_target must be a number > 0"),
+    ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
+     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'speedup_target': '1.2'}}}", "speedup_target must be a number > 0"),
 ])
 def test_malformed_manifests_name_the_problem(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "manifest.bzl"
@@ -87,3 +91,8 @@ def test_expectations_and_skips_match_by_pattern(tmp_path: Path) -> None:
     assert entry.skip_reason("npu", "inference", "eager") == "needs CANN 8"
     assert "does not take part in training" in entry.skip_reason("cpu", "training", "eager")
     assert entry.skip_reason("cpu", "inference", "eager") is None
+
+
+def test_speedup_target_defaults_to_one() -> None:
+    assert load_manifest("timm").model("deit_tiny_patch16_224.fb_in1k").speedup_target == 1.0
+    assert load_manifest("selftest").model("slow_fallback").speedup_target == 1000.0

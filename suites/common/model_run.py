@@ -13,7 +13,8 @@ import copy
 import gc
 import statistics
 import time
-from typing import Any, Callable, Iterator
+from pathlib import Path
+from typing import Any, Callable, Iterator, TypeVar
 
 import torch
 from torch._dynamo.testing import reset_rng_state
@@ -25,11 +26,14 @@ from compiler.fallback.force import forced_fallbacks
 from compiler.fallback.policy import FallbackPolicy, policy_for
 from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
+from suites.common import bottleneck
 from suites.common.compile_stats import CounterWindow
 from suites.common.manifest import Manifest, ModelEntry
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import Iteration, Workload, cast_floats, make_optimizer, to_device
+
+T = TypeVar("T")
 
 Loader = Callable[[ModelEntry, str, str, bool, int], Workload]
 
@@ -63,11 +67,34 @@ def _stats(samples: list[float]) -> pb.LatencyStats:
                            samples=len(samples))
 
 
+def run_classified(result: pb.ModelResult, experiment: Callable[[], str]) -> pb.ModelResult:
+    """Fills `result` from `experiment()`; a RunFailed becomes its status and failure record, never an exception."""
+    try:
+        status = experiment()
+    except RunFailed as failed:
+        status = failed.status
+        result.failure.CopyFrom(pb.Failure(phase=failed.phase, exception_type=type(failed.cause).__name__,
+                                           message=str(failed.cause)[:4000]))
+    result.community_status = status
+    return result
+
+
+def load_classified(load: Callable[[], T], device: DeviceAdapter) -> T:
+    """Builds a workload: an error is upstream's eager_fail_to_run, NotImplementedError model_fail_to_load."""
+    with _classified(pb.PHASE_LOAD, "eager_fail_to_run", "eager_fail_to_run", device):
+        try:
+            return load()
+        except NotImplementedError as exc:
+            raise RunFailed("model_fail_to_load", pb.PHASE_LOAD, exc) from exc
+
+
 class ModelRun:
     def __init__(self, manifest: Manifest, entry: ModelEntry, mode: str, backend: Backend, device: DeviceAdapter,
-                 smoke: bool, batch_size: int, plan: RunPlan, loader: Loader) -> None:
+                 smoke: bool, batch_size: int, plan: RunPlan, loader: Loader, trace_prefix: Path | None = None) -> None:
         self.manifest, self.entry, self.mode, self.backend, self.device = manifest, entry, mode, backend, device
         self.smoke, self.batch_size, self.plan, self.loader = smoke, batch_size, plan, loader
+        self.trace_prefix = trace_prefix  # <out>/<stem>: profiler traces of a bottleneck analysis go next to the result
+        self.speedup_target = bottleneck.target_for(entry.speedup_target)  # read early: a bad override fails first
         self.training = mode == "training"
         self.result = pb.ModelResult()
         self._compile_window: CounterWindow | None = None
@@ -76,22 +103,12 @@ class ModelRun:
     # -- the experiment ---------------------------------------------------------------------------
     def run(self) -> pb.ModelResult:
         """Fills self.result; never raises for a model failure (it becomes a status)."""
-        try:
-            status = self._experiment()
-        except RunFailed as failed:
-            status = failed.status
-            self.result.failure.CopyFrom(pb.Failure(phase=failed.phase, exception_type=type(failed.cause).__name__,
-                                                    message=str(failed.cause)[:4000]))
-        self.result.community_status = status
-        return self.result
+        return run_classified(self.result, self._experiment)
 
     def _experiment(self) -> str:
         device = self.device
-        with _classified(pb.PHASE_LOAD, "eager_fail_to_run", "eager_fail_to_run", device):
-            try:
-                workload = self.loader(self.entry, self.mode, device.type, self.smoke, self.batch_size)
-            except NotImplementedError as exc:
-                raise RunFailed("model_fail_to_load", pb.PHASE_LOAD, exc) from exc
+        workload = load_classified(lambda: self.loader(self.entry, self.mode, device.type, self.smoke, self.batch_size),
+                                   device)
         model, inputs = workload.model, workload.inputs
         model.train(self.training)
         amp_dtype = device.default_amp_dtype
@@ -200,6 +217,17 @@ class ModelRun:
         mem.method = device.memory_method
         mem.eager_peak_gb, mem.compiled_peak_gb = eager_peak, compiled_peak
         mem.compression_ratio = eager_peak / compiled_peak if compiled_peak > 0 else 0.0
+        if self.backend.compiles and perf.speedup < self.speedup_target:
+            self._analyse(model, inputs, {"eager": iteration, "compiled": compiled},
+                          f"speedup {perf.speedup:.3g} < target {self.speedup_target:g}")
+
+    def _analyse(self, model: torch.nn.Module, inputs: Any, fns: dict[str, Callable[..., Any]], trigger: str) -> None:
+        """Profiles one eager and one compiled iteration (suites/common/bottleneck.py); never compiles, never raises."""
+        identity = (self.manifest.suite, self.entry.name, self.mode, self.backend.name, self.device.type)
+        with torch.compiler.set_stance("eager_on_recompile"):
+            bottleneck.analyse(self.result, identity, trigger, self.backend.device_graphs,
+                               lambda which, trace: bottleneck.profile_iteration(fns[which], model, inputs, self.device,
+                                                                                 trace), self.trace_prefix)
 
     def _warmup(self, fn: Callable[..., Any], model: torch.nn.Module, inputs: Any, phase: int) -> tuple[float, float]:
         gc.collect()

@@ -47,6 +47,25 @@ class DiffersWhenCompiled(TinyMlp):
         return out + 1.0 if torch.compiler.is_compiling() else out
 
 
+class PointwiseChain(torch.nn.Module):
+    """Mostly pointwise work on a widened activation: the acceptance model of the bottleneck analysis.
+
+    With gelu forced to an ATen fallback (PARITY_FORCE_FALLBACK=aten.gelu.default), Inductor's compiled run
+    spends most of its time in the fallback calls between its generated kernels.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(16, 16)
+        self.widen = torch.nn.Parameter(torch.randn(1, 16, 1024))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.proj(x).unsqueeze(-1) * self.widen
+        for _ in range(8):
+            h = torch.nn.functional.gelu(h) * 0.5 + h * 0.5
+        return h.mean(-1)
+
+
 _calls = [0]  # process-wide, so that fresh model copies keep counting
 
 
@@ -72,7 +91,8 @@ def _misbehave_at_load(behaviour: str) -> None:
 
 
 _MODULES = {"raises_in_forward": RaisesInForward, "device_oom": DeviceOutOfMemory,
-            "differs_when_compiled": DiffersWhenCompiled, "not_deterministic": NotDeterministic}
+            "differs_when_compiled": DiffersWhenCompiled, "not_deterministic": NotDeterministic,
+            "slow_fallback": PointwiseChain}
 
 
 def build(entry: ModelEntry, mode: str, device: str, smoke: bool, batch_size: int) -> Workload:

@@ -68,5 +68,13 @@ MANIFEST = {
             "smoke": {"batch_size": 4, "build": {"behaviour": "differs_when_compiled"}},
             "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "fail_accuracy", "reason": "compiled output is off by one"}],
         },
+        # Passes; its speedup target is out of reach, so every run gets a bottleneck analysis (with
+        # PARITY_FORCE_FALLBACK=aten.gelu.default, Inductor's run is dominated by that fallback).
+        "slow_fallback": {
+            "modes": {"inference": {"batch_size": 32}},
+            "build": {"behaviour": "slow_fallback"},
+            "smoke": {"batch_size": 32, "build": {"behaviour": "slow_fallback"}},
+            "speedup_target": 1000.0,
+        },
     },
 }

@@ -170,3 +170,21 @@ def test_opinfo_page_counts_outcomes_per_group(site: str, browser: Browser) -> N
     problems = browser.evaluate("Array.from(document.querySelectorAll('#opinfo-problems tr[data-op]')).map("
                                 "r => r.dataset.op)")
     assert sorted(problems) == ["nn.functional.group_norm", "sort"]
+
+
+def test_bottleneck_page_names_the_cause_and_tracks_it_across_runs(site: str, browser: Browser) -> None:
+    browser.goto(f"{site}/bottlenecks?run={sample_runs.NEW}")
+    assert browser.page_errors() == []
+    assert browser.evaluate("document.getElementById('bottleneck-count').innerText") == "1"
+    compiled = browser.evaluate("Array.from(document.querySelector("
+                                "'#bottlenecks tr[data-model=b][data-run-kind=compiled]').cells).map(c => c.innerText)")
+    assert compiled[5:7] == ["22%", "67%"]  # generated kernels, ATen fallback: 1 ms and 3 ms of 4.5 ms
+    assert compiled[-1] == "67% of compiled time in 1 fallback op: aten.sort.stable"
+    problem = browser.evaluate("Array.from(document.querySelector('#problems tr[data-signature]').cells)"
+                               ".map(c => c.innerText)")
+    assert problem[0] == "b" and problem[5:] == [sample_runs.NEW, sample_runs.NEXT_MANIFEST, "2"]
+    assert problem[4] == "56% of compiled time in 1 fallback op: aten.sort.stable"  # the newest sighting
+    browser.goto(f"{site}/models?run={sample_runs.NEW}")
+    causes = browser.evaluate("Array.from(document.querySelectorAll('#models tr[data-model=b] td[data-cause]'))"
+                              ".map(t => t.innerText)")
+    assert causes == ["67% of compiled time in 1 fallback op: aten.sort.stable"]

@@ -21,7 +21,7 @@ from tools.dashboard.filters import FILTER_COLUMNS, FILTER_LABELS, Filters
 from tools.dashboard.signatures import is_failure, phase_name, risks, signature
 from tools.store.hud import (COMPRESSION_THRESHOLD, GEOMEAN_THRESHOLD, PASS_RATE_THRESHOLD, SummaryRow, change,
                              passes)
-from tools.store.db import Database
+from tools.store.db import Database, tracked_problems
 
 COMPILE_PHASES = (("dynamo_s", "Dynamo"), ("aot_autograd_s", "AOTAutograd"), ("inductor_s", "Inductor lowering"),
                   ("codegen_s", "codegen"), ("triton_compile_s", "Triton compile"), ("autotune_s", "autotune"))
@@ -160,17 +160,15 @@ def render_summary(ctx: Context) -> str:
 
 def render_models(ctx: Context) -> str:
     stored = queries.results(ctx.db, ctx.filters.with_values(run=ctx.run))
-    show_bottleneck = bool(pb.ModelResult.DESCRIPTOR.fields_by_number.get(queries.BOTTLENECK_FIELD_NUMBER))
     headers = ["run", "model", "mode", "dtype", "backend", "device", "status", "expected", "speedup",
                "latency ms", "compile s", "cold start", "compression", "eager GB", "compiled GB", "graph breaks",
-               "recompiles", "fallback ops", "risks"] + (["bottleneck"] if show_bottleneck else [])
+               "recompiles", "fallback ops", "risks", "bottleneck"]
     rows = []
     for item in stored:
         r = item.result
         c = r.config
         status_class = "fail" if is_failure(r) else ("skip" if r.community_status == "skipped" else "pass")
         expected = pb.Status.Name(r.expected_status).removeprefix("STATUS_").lower() if r.expected_status else "–"
-        extra = f"<td>{esc(queries.bottleneck_text(r))}</td>" if show_bottleneck else ""
         rows.append(
             f'<tr data-model="{esc(c.model)}" data-run="{esc(item.run_id)}">'
             f"<td>{esc(item.run_id)}</td><td>{esc(c.model)}</td><td>{esc(pb.Mode.Name(c.mode)[5:].lower())}</td>"
@@ -182,7 +180,7 @@ def render_models(ctx: Context) -> str:
             f"<td>{fmt(r.memory.compression_ratio)}</td><td>{fmt(r.memory.eager_peak_gb, 3)}</td>"
             f"<td>{fmt(r.memory.compiled_peak_gb, 3)}</td><td>{r.dynamo.graph_breaks}</td>"
             f"<td>{r.dynamo.recompiles}</td><td>{sum(op.count or 1 for op in r.fallback_ops)}</td>"
-            f"<td class=\"risk\">{esc('; '.join(risks(r)))}</td>{extra}</tr>")
+            f"<td class=\"risk\">{esc('; '.join(risks(r)))}</td><td data-cause>{esc(r.bottleneck.cause)}</td></tr>")
     count = f'<p><span id="model-count">{len(stored)}</span> results in run {esc(ctx.run)}.</p>'
     return count + table(headers, rows, "models")
 
@@ -381,6 +379,45 @@ def render_compare(ctx: Context) -> str:
             + table(headers, rows, "compare"))
 
 
+# ---------------------------------------------------------------- bottlenecks (suites/common/bottleneck.py)
+
+SPLIT_PARTS = (("generated_s", "generated kernels"), ("fallback_s", "ATen fallback"), ("extern_s", "extern (matmul/conv)"),
+               ("copy_s", "copies"), ("gap_s", "gaps (launch, idle)"))
+
+
+def _split_cells(run: pb.ProfiledRun) -> str:
+    total = run.split.total_s
+    return "".join(f"<td>{fmt(100 * getattr(run.split, field) / total, 0, '%') if total else '–'}</td>"
+                   for field, _ in SPLIT_PARTS)
+
+
+def render_bottlenecks(ctx: Context) -> str:
+    analysed = [i for i in queries.results(ctx.db, ctx.filters.with_values(run=ctx.run)) if i.result.HasField("bottleneck")]
+    rows = []
+    for item in analysed:
+        r, b = item.result, item.result.bottleneck
+        top = ", ".join(f"{k.name} {fmt(100 * k.share, 0, '%')}" for k in b.compiled.top[:3])
+        for label, run in (("eager", b.eager), ("compiled", b.compiled)):
+            rows.append(f'<tr data-model="{esc(r.config.model)}" data-run-kind="{label}"><td>{esc(r.config.model)}</td>'
+                        f"<td>{esc(pb.Mode.Name(r.config.mode)[5:].lower())}</td><td>{esc(r.config.backend)}</td>"
+                        f"<td>{label}</td><td>{fmt(run.split.total_s * 1000, 3)}</td>{_split_cells(run)}"
+                        f"<td>{esc(top if label == 'compiled' else '')}</td>"
+                        f"<td data-cause>{esc(b.cause or b.error if label == 'compiled' else b.trigger)}</td></tr>")
+    problems = [f'<tr data-signature="{esc(p.signature)}"><td>{esc(p.model)}</td><td>{esc(p.mode)}</td>'
+                f"<td>{esc(p.backend)}</td><td>{esc(p.device_type)}</td><td>{esc(p.cause)}</td>"
+                f"<td>{esc(p.first_seen_run)}</td><td>{esc(p.last_seen_run)}</td><td>{p.results}</td></tr>"
+                for p in tracked_problems(ctx.db, ctx.filters.get("model"))]
+    return (f'<p><span id="bottleneck-count">{len(analysed)}</span> results of run {esc(ctx.run)} are below their '
+            "speedup target and carry an analysis: one eager and one compiled iteration under the profiler "
+            "(traces beside the result files). <code>python -m suites.common.bottleneck show RESULT.pb</code> "
+            "prints one.</p>"
+            + table(["model", "mode", "backend", "run", "ms", *(label for _, label in SPLIT_PARTS), "top kernels",
+                     "cause / trigger"], rows, "bottlenecks")
+            + "<h2>Tracked problems (all runs)</h2>"
+            + table(["model", "mode", "backend", "device", "newest cause", "first seen", "last seen", "results"],
+                    problems, "problems"))
+
+
 # ---------------------------------------------------------------- OpInfo (Inductor, high-precision mode)
 
 def _name(enum: Any, value: int, prefix: str) -> str:
@@ -431,6 +468,7 @@ PAGES: tuple[Page, ...] = (
     Page("failures", "Failures and risks", render_failures),
     Page("compile", "Compile phases", render_compile),
     Page("breaks", "Graph breaks and fallbacks", render_breaks),
+    Page("bottlenecks", "Bottlenecks", render_bottlenecks),
     Page("history", "History", render_history),
     Page("compare", "Baseline vs device", render_compare, ("base",)),
     Page("opinfo", "OpInfo", render_opinfo),

@@ -12,7 +12,6 @@ from tools.store.db import Database, parse_payload
 from tools.store.hud import SummaryRow, summarize
 
 # Optional ModelResult fields that other work adds to the schema; shown when the schema has them.
-BOTTLENECK_FIELD_NUMBER = 16
 
 
 @dataclass(frozen=True)
@@ -98,21 +97,6 @@ def manifest_versions(db: Database, run_id: str) -> tuple[str, ...]:
     rows = db.query("SELECT DISTINCT manifest_version FROM results WHERE run_id = ? ORDER BY manifest_version",
                     (run_id,))
     return tuple(row[0] for row in rows)
-
-
-def bottleneck_text(result: pb.ModelResult) -> str:
-    """The lead's bottleneck-analysis field (ModelResult field 16) when the schema has it."""
-    fd = result.DESCRIPTOR.fields_by_number.get(BOTTLENECK_FIELD_NUMBER)
-    if fd is None:
-        return ""
-    value = getattr(result, fd.name)
-    if fd.message_type is not None:
-        if fd.label == fd.LABEL_REPEATED:
-            return "; ".join(str(v).replace("\n", " ").strip() for v in value)
-        return str(value).replace("\n", " ").strip() if result.HasField(fd.name) else ""
-    if fd.label == fd.LABEL_REPEATED:
-        return "; ".join(str(v) for v in value)
-    return str(value)
 
 
 def opinfo_run(db: Database, preferred: str) -> str:

@@ -44,6 +44,24 @@ def failure(r: pb.ModelResult, phase: int, exception: str, message: str, log: st
     return r
 
 
+def below_target(r: pb.ModelResult, generated_ms: float, fallback_ms: float) -> pb.ModelResult:
+    """A bottleneck analysis as the harness writes it (suites/common/bottleneck.py): sort fell back."""
+    b = r.bottleneck
+    b.trigger = f"speedup {r.performance.speedup:.2f} < target 1.2"
+    for run, generated, fallback in ((b.eager, 0.0, 4.0), (b.compiled, generated_ms, fallback_ms)):
+        total = (generated + fallback + 0.5) / 1000
+        run.split.total_s, run.split.generated_s, run.split.fallback_s = total, generated / 1000, fallback / 1000
+        run.split.gap_s = 0.5 / 1000
+        run.top.add(name="aten::sort", category="fallback", time_s=fallback / 1000, share=fallback / 1000 / total,
+                    calls=2)
+    b.busy_time = "self CPU time"
+    b.cause_category, b.cause_ops[:] = "fallback", ["aten.sort.stable"]
+    share = round(100 * b.compiled.split.fallback_s / b.compiled.split.total_s)
+    b.cause = f"{share}% of compiled time in 1 fallback op: aten.sort.stable"
+    b.signature = f"bottleneck/v1:timm/{r.config.model}:inference:{r.config.backend}:cpu:fallback:aten.sort.stable"
+    return r
+
+
 def sample_results() -> list[pb.ModelResult]:
     old = [result(OLD, "a", "pass", 1000, 1.5, 10.0, 1.1), result(OLD, "b", "pass", 1000, 1.2, 20.0, 1.0),
            result(OLD, "c", "pass", 1000, 1.1, 30.0, 0.9), result(OLD, "d", "fail_accuracy", 1000, 1.3, 5.0, 1.0)]
@@ -51,7 +69,7 @@ def sample_results() -> list[pb.ModelResult]:
     a.dynamo.graph_breaks = 3
     a.dynamo.breaks.add(reason="call_function builtin print", count=2)
     a.dynamo.breaks.add(reason="data-dependent branching", count=1)
-    b = result(NEW, "b", "pass", 2000, 1.0, 22.0, 1.0)
+    b = below_target(result(NEW, "b", "pass", 2000, 1.0, 22.0, 1.0), generated_ms=1.0, fallback_ms=3.0)
     b.fallback_ops.add(op="aten.sort.stable", count=2, reason="no lowering")
     recompiling = result(NEW, "f", "pass", 2000, 1.4, 8.0, 1.0)
     recompiling.dynamo.recompiles = 2
@@ -68,7 +86,7 @@ def sample_results() -> list[pb.ModelResult]:
         failure(result(NEW, "e", "timeout", 2000), pb.PHASE_COMPILE, "", "killed after 2000 s", "compiling e ..."),
     ]
     later = [result(NEXT_MANIFEST, "a", "pass", 3000, 2.0, 11.0, 1.2, manifest="2.0"),
-             result(NEXT_MANIFEST, "b", "pass", 3000, 1.1, 21.0, 1.0, manifest="2.0")]
+             below_target(result(NEXT_MANIFEST, "b", "pass", 3000, 1.1, 21.0, 1.0, manifest="2.0"), 1.5, 2.5)]
     return old + new + later
 
 

@@ -4,6 +4,7 @@
   python -m tools.store migrate --db out/parity.db                    (brings an older store up to this schema)
   python -m tools.store summary --db out/parity.db [--run-id ID]      (default: the newest run)
   python -m tools.store export-hud --db out/parity.db --run-id ID --out rows.json   (HUD v3 rows, JSON lines)
+  python -m tools.store problems --db out/parity.db [--model M]      (tracked bottlenecks, first and last seen)
   python -m tools.store import-community --db out/parity.db --run-id h100-2026-12 --device-name "NVIDIA H100" \
       inductor_with_cudagraphs_timm_models_bfloat16_inference_cuda_h100_{accuracy,performance}.csv
 
@@ -27,7 +28,7 @@ from proto.codegen import ensure_generated
 ensure_generated()
 
 from tools.store.db import (ORIGIN_COMMUNITY, IngestError, LoadedResult, StoreError, connect, ingest,  # noqa: E402
-                            load_results, newest_run, stored_results)
+                            load_results, newest_run, stored_results, tracked_problems)
 from tools.store.hud_interop import InteropError, import_community_csvs, to_hud_rows  # noqa: E402
 from tools.store.hud import render, summarize  # noqa: E402
 
@@ -54,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     import_cmd.add_argument("csvs", nargs="+", type=Path)
     import_cmd.add_argument("--run-id", required=True)
     import_cmd.add_argument("--device-name", required=True, help='e.g. "NVIDIA H100 80GB HBM3"')
+    problems_cmd = sub.add_parser("problems", help="list tracked bottlenecks (one per signature)")
+    problems_cmd.add_argument("--model", default="")
     for command in sub.choices.values():  # --db is accepted after the command too
         command.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
     args = parser.parse_args(argv)
@@ -80,6 +83,14 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             args.out.write_text("".join(json.dumps(row) + "\n" for row in rows))
             print(f"wrote {len(rows)} HUD v3 rows to {args.out}")
+            return 0
+        if args.command == "problems":
+            problems = tracked_problems(conn, args.model)
+            print(f"{len(problems)} tracked problems in {args.db}")
+            for p in problems:
+                print(f"{p.model} {p.mode} {p.backend} {p.device_type}: {p.cause}\n"
+                      f"  signature {p.signature}\n  first seen {p.first_seen_run}, last seen {p.last_seen_run}, "
+                      f"{p.results} results")
             return 0
         run_id = args.run_id or newest_run(conn)
         if not run_id:

@@ -89,6 +89,12 @@ _OPINFO_TABLE = """
     CREATE INDEX opinfo_by_run ON opinfo_results (run_id, device, op_group);
     """
 
+_PROBLEM_COLUMNS = """
+    ALTER TABLE results ADD COLUMN problem_signature TEXT NOT NULL DEFAULT '';
+    ALTER TABLE results ADD COLUMN bottleneck_cause TEXT NOT NULL DEFAULT '';
+    CREATE INDEX results_by_problem ON results (problem_signature, start_time);
+    """
+
 # Append-only: each entry moves the schema from version i to i+1. Never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -158,6 +164,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     # OpInfo results (proto/parity/v1/opinfo.proto): one row per (op, variant, dtype, device).
     Migration(sqlite=_OPINFO_TABLE.format(integer="INTEGER", blob="BLOB"),
               postgres=_OPINFO_TABLE.format(integer="BIGINT", blob="BYTEA")),
+    # Bottleneck analyses (ModelResult.bottleneck): a tracked problem is every result sharing a signature,
+    # so first and last seen follow from the results themselves and re-ingestion cannot skew them.
+    Migration(sqlite=_PROBLEM_COLUMNS, postgres=_PROBLEM_COLUMNS),
 )
 
 MODE_NAMES = {pb.MODE_TRAINING: "training", pb.MODE_INFERENCE: "inference"}
@@ -368,7 +377,7 @@ _COLUMNS = ("result_id", "run_id", "suite", "model", "mode", "dtype", "backend",
             "device_name", "smoke", "community_status", "expected_status", "status", "speedup", "abs_latency_ms",
             "compilation_latency_s", "compression_ratio", "eager_peak_gb", "compiled_peak_gb", "graph_breaks",
             "recompiles", "torch_version", "commit_sha", "manifest_version", "manifest_sha256", "start_time",
-            "wall_time_s", "payload", "origin")
+            "wall_time_s", "payload", "origin", "problem_signature", "bottleneck_cause")
 # Same statement in both dialects: a stored id is overwritten with the same content (idempotent).
 _UPSERT = (f"INSERT INTO results ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
            f"ON CONFLICT (result_id) DO UPDATE SET "
@@ -430,7 +439,8 @@ def _row(item: LoadedResult) -> tuple[object, ...]:
             r.status, r.performance.speedup, r.performance.abs_latency_ms, r.compile_time.compilation_latency_s,
             r.memory.compression_ratio, r.memory.eager_peak_gb, r.memory.compiled_peak_gb, r.dynamo.graph_breaks,
             r.dynamo.recompiles, p.torch_version, p.commit, p.manifest_version, p.manifest_sha256,
-            p.start_time.seconds, r.wall_time_s, r.SerializeToString(), item.origin)
+            p.start_time.seconds, r.wall_time_s, r.SerializeToString(), item.origin, r.bottleneck.signature,
+            r.bottleneck.cause)
 
 
 def parse_payload(payload: bytes | memoryview) -> pb.ModelResult:
@@ -452,3 +462,35 @@ def newest_run(db: Database) -> str:
 
 def count_results(db: Database) -> int:
     return int(db.query("SELECT COUNT(*) FROM results")[0][0])
+
+
+@dataclass(frozen=True)
+class TrackedProblem:
+    """One bottleneck signature across the store: where it was first and last seen, and how often."""
+    signature: str
+    suite: str
+    model: str
+    mode: str
+    backend: str
+    device_type: str
+    cause: str  # the newest result's cause line (its figures change from run to run)
+    first_seen_run: str
+    first_seen_time: int
+    last_seen_run: str
+    last_seen_time: int
+    results: int
+
+
+def tracked_problems(db: Database, model: str = "") -> list[TrackedProblem]:
+    """Every bottleneck signature (newest first), optionally of one model."""
+    rows = db.query("SELECT problem_signature, suite, model, mode, backend, device_type, bottleneck_cause, run_id, "
+                    "start_time FROM results WHERE problem_signature <> '' AND (? = '' OR model = ?) "
+                    "ORDER BY start_time, run_id", (model, model))
+    found: dict[str, TrackedProblem] = {}
+    for signature, suite, name, mode, backend, device_type, cause, run_id, start in rows:
+        first = found.get(signature)
+        found[signature] = TrackedProblem(
+            signature, suite, name, mode, backend, device_type, cause,
+            first.first_seen_run if first else run_id, first.first_seen_time if first else int(start),
+            run_id, int(start), (first.results if first else 0) + 1)
+    return sorted(found.values(), key=lambda p: (-p.last_seen_time, p.signature))

@@ -14,8 +14,8 @@ from parity.v1 import results_pb2 as pb
 from proto.result_files import OPINFO_SUFFIX
 from suites.common.result_io import write_result
 from tools.store.__main__ import main
-from tools.store.db import (MIGRATIONS, IngestError, StoreError, connect, count_results, ingest,
-                            load_results)
+from tools.store.db import (MIGRATIONS, IngestError, StoreError, connect, count_results, ingest, load_results,
+                            tracked_problems)
 from tools.store.hud import summarize
 from tools.store.store_fixtures import postgres, store_target  # noqa: F401 (fixtures)
 
@@ -124,7 +124,7 @@ def test_bazel_outputs_zip_is_read(tmp_path: Path) -> None:
 
 def test_migrations_are_versioned(store_target: str) -> None:
     db = connect(store_target)
-    assert db.schema_version() == len(MIGRATIONS) == 3
+    assert db.schema_version() == len(MIGRATIONS) == 4
     if db.dialect == "sqlite":
         db.execute("PRAGMA user_version = 99")
     else:
@@ -221,3 +221,23 @@ def test_opinfo_results_are_ingested_beside_model_results(tmp_path: Path, store_
     (folder / f"cut{OPINFO_SUFFIX}").write_bytes(b"\x0a\xff")
     with pytest.raises(IngestError, match="cut.opinfo.pb: not a parity.v1.OpInfoResult"):
         load_results([folder])
+
+
+def test_a_bottleneck_is_tracked_across_runs(tmp_path: Path, store_target: str) -> None:
+    def slow(run_id: str, start: int, share: int) -> pb.ModelResult:
+        result = make_result("m", "pass", 0.6, run_id=run_id)
+        result.provenance.start_time.seconds = start
+        result.bottleneck.signature = "bottleneck/v1:timm/m:inference:inductor_cudagraphs:cuda:fallback:aten.gelu.default"
+        result.bottleneck.cause = f"{share}% of compiled time in 1 fallback op: aten.gelu.default"
+        return result
+
+    db = connect(store_target)
+    for run_id, start, share in (("r1", 100, 60), ("r2", 200, 55), ("r3", 300, 58)):
+        ingest(db, load_results([write(tmp_path, slow(run_id, start, share), folder=run_id)]))
+    ingest(db, load_results([write(tmp_path, slow("r3", 300, 58), folder="r3")]))  # re-ingested: no new sighting
+    ingest(db, load_results([write(tmp_path, make_result("fast", "pass", 2.0, run_id="r3"), folder="fast")]))
+    (problem,) = tracked_problems(db)
+    assert (problem.model, problem.first_seen_run, problem.last_seen_run, problem.results) == ("m", "r1", "r3", 3)
+    assert (problem.first_seen_time, problem.last_seen_time) == (100, 300)
+    assert problem.cause.startswith("58% of compiled time")  # the newest sighting's figures
+    assert tracked_problems(db, model="fast") == []
