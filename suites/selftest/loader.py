@@ -51,7 +51,8 @@ class PointwiseChain(torch.nn.Module):
     """Mostly pointwise work on a widened activation: the acceptance model of the bottleneck analysis.
 
     With gelu forced to an ATen fallback (PARITY_FORCE_FALLBACK=aten.gelu.default), Inductor's compiled run
-    spends most of its time in the fallback calls between its generated kernels.
+    spends most of its time in the fallback calls: eight gelus against two small generated kernels (the
+    widening product and the mean), so the fallback share stays the largest under a loaded machine.
     """
 
     def __init__(self) -> None:
@@ -62,7 +63,7 @@ class PointwiseChain(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.proj(x).unsqueeze(-1) * self.widen
         for _ in range(8):
-            h = torch.nn.functional.gelu(h) * 0.5 + h * 0.5
+            h = torch.nn.functional.gelu(h)
         return h.mean(-1)
 
 
