@@ -250,11 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         files = copy_checkout(REPO, workspace)
         print(f"[second-checkout] {files} files copied to {workspace}; Bazel output root {bazel.output_root}")
-        # As ci/test.sh's plain pytest does in the main checkout: proto/codegen.py currently reaches the
-        # source tree's .gen from inside Bazel's sandbox (not hermetic; ci/rbe/README.md), so a model test
-        # that reruns here needs it. .gen is no Bazel input, so cache keys do not change.
-        subprocess.run([args.python, "-c", "from proto.codegen import ensure_generated; ensure_generated()"],
-                       cwd=workspace, check=True)
+        # A new developer's first step (README): tools/bootstrap.sh. Here it only adds what lives in the
+        # checkout (the dashboard's node_modules, npm ci from the lock); the venv is shared and already built.
+        subprocess.run(["bash", "tools/bootstrap.sh"], cwd=workspace, check=True, stdout=subprocess.DEVNULL)
         first, cold_s = bazel.test(args.targets, out / "cold.json")
         missed = check_all_hits(first)
         print(f"[second-checkout] clean copy, cold Bazel, remote cache only: {len(first.targets)} presubmit tests in "
