@@ -14,7 +14,7 @@ from pathlib import Path
 from google.protobuf import text_format
 
 from parity.v1 import opinfo_pb2, results_pb2
-from proto.result_files import OPINFO_SUFFIX, OPINFO_TEXT_SUFFIX
+from proto.result_files import OPINFO_SUFFIX, write_message
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,15 +82,7 @@ def file_stem(result: opinfo_pb2.OpInfoResult) -> str:
 
 def write_result(result: opinfo_pb2.OpInfoResult, directory: Path) -> Path:
     """Writes `<stem>.opinfo.pb` and `<stem>.opinfo.txtpb` atomically; returns the .pb path."""
-    directory.mkdir(parents=True, exist_ok=True)
-    stem = file_stem(result)
-    path = directory / f"{stem}{OPINFO_SUFFIX}"
-    for target, payload in ((path, result.SerializeToString()),
-                            (directory / f"{stem}{OPINFO_TEXT_SUFFIX}", text_format.MessageToString(result).encode())):
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_bytes(payload)
-        os.replace(tmp, target)
-    return path
+    return write_message(result, directory, file_stem(result), OPINFO_SUFFIX)
 
 
 def read_result(path: Path) -> opinfo_pb2.OpInfoResult:

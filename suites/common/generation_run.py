@@ -20,7 +20,6 @@ from typing import Any, Callable, Iterator
 
 import torch
 from torch._dynamo.testing import reset_rng_state
-from torch._dynamo.utils import same
 
 from compiler.backends import Backend
 from compiler.devices.base import DeviceAdapter
@@ -28,7 +27,7 @@ from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
 from suites.common.compile_stats import CounterWindow
 from suites.common.manifest import Manifest, ModelEntry
-from suites.common.model_run import _classified, _stats, load_classified, run_classified
+from suites.common.model_run import _classified, _stats, compare, fp64_reference, load_classified, run_classified
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import cast_floats, to_device
@@ -99,17 +98,12 @@ class GenerationRun:
 
     # -- accuracy ---------------------------------------------------------------------------------
     def _fp64_reference(self, model: torch.nn.Module, inputs: dict[str, Any]) -> Any:
-        try:
+        def run64() -> Any:
             model64 = copy.deepcopy(model).to(torch.float64)
             reset_rng_state()
-            return to_device(_logits(model64, cast_floats(inputs, torch.float64)), "cpu")
-        except Exception as exc:  # noqa: BLE001 (upstream falls back to cosine similarity)
-            self.result.accuracy.detail = f"fp64 reference failed ({type(exc).__name__}: {exc}); using cosine similarity"
-            return None
-        finally:
-            model64 = None
-            gc.collect()
-            self.device.empty_cache()
+            return _logits(model64, cast_floats(inputs, torch.float64))
+
+        return fp64_reference(self.result, self.device, run64)
 
     def _eager_runs(self, model: torch.nn.Module, inputs: dict[str, Any]) -> tuple[Any, str]:
         runs = []
@@ -129,16 +123,7 @@ class GenerationRun:
         with _classified(pb.PHASE_COMPILED_RUN, "fail_to_run", "OOM", self.device), self.device.determinism():
             reset_rng_state()
             result = to_device(_logits(model, inputs), "cpu")
-        accuracy.checked = True
-        errors: list[str] = []
-        try:
-            ok = same(eager_ref, result, fp64_ref=fp64, cos_similarity=accuracy.cosine, tol=tolerance, equal_nan=True,
-                      log_error=lambda msg, *args: errors.append(msg % args if args else str(msg)))
-        except Exception as exc:  # noqa: BLE001 (upstream: a comparison that raises is a failure)
-            ok, errors = False, [f"comparison raised {type(exc).__name__}: {exc}"]
-        if errors:
-            accuracy.detail = "\n".join([accuracy.detail, *errors]).strip()[:4000]
-        return "pass" if ok else "fail_accuracy"
+        return compare(accuracy, eager_ref, result, fp64, tolerance)
 
     # -- performance ------------------------------------------------------------------------------
     def _performance(self, model: torch.nn.Module, inputs: dict[str, Any], work: GenerationWorkload) -> None:

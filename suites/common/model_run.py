@@ -88,6 +88,35 @@ def load_classified(load: Callable[[], T], device: DeviceAdapter) -> T:
             raise RunFailed("model_fail_to_load", pb.PHASE_LOAD, exc) from exc
 
 
+def fp64_reference(result: pb.ModelResult, device: DeviceAdapter, run64: Callable[[], Any]) -> Any:
+    """Upstream's golden reference, moved to the host; None (then cosine similarity is used) when fp64 cannot
+    run. The fp64 copy lives only inside `run64`, and its memory is returned before the next phase."""
+    try:
+        return to_device(run64(), "cpu")
+    except Exception as exc:  # noqa: BLE001 (upstream falls back to cosine similarity)
+        result.accuracy.detail = f"fp64 reference failed ({type(exc).__name__}: {exc}); using cosine similarity"
+        return None
+    finally:
+        gc.collect()
+        device.empty_cache()
+
+
+def compare(accuracy: pb.Accuracy, eager_ref: Any, compiled: Any, fp64: Any, tolerance: float,
+            larger_multiplier_for_smaller_tensor: bool = False) -> str:
+    """Upstream's check (`torch._dynamo.utils.same`), recorded in `accuracy`; "pass" or "fail_accuracy"."""
+    accuracy.checked = True
+    errors: list[str] = []
+    try:
+        ok = same(eager_ref, compiled, fp64_ref=fp64, cos_similarity=accuracy.cosine, tol=tolerance, equal_nan=True,
+                  use_larger_multiplier_for_smaller_tensor=larger_multiplier_for_smaller_tensor,
+                  log_error=lambda msg, *args: errors.append(msg % args if args else str(msg)))
+    except Exception as exc:  # noqa: BLE001 (upstream: a comparison that raises is a failure)
+        ok, errors = False, [f"comparison raised {type(exc).__name__}: {exc}"]
+    if errors:
+        accuracy.detail = "\n".join([accuracy.detail, *errors]).strip()[:4000]
+    return "pass" if ok else "fail_accuracy"
+
+
 class ModelRun:
     def __init__(self, manifest: Manifest, entry: ModelEntry, mode: str, backend: Backend, device: DeviceAdapter,
                  smoke: bool, batch_size: int, plan: RunPlan, loader: Loader, trace_prefix: Path | None = None) -> None:
@@ -157,21 +186,14 @@ class ModelRun:
         return status
 
     def _fp64_reference(self, model: torch.nn.Module, inputs: Any, iteration: Iteration) -> Any:
-        """Upstream's golden reference; None (then cosine similarity is used) when fp64 cannot run."""
-        try:
+        def run64() -> Any:
             model64 = copy.deepcopy(model).to(torch.float64)
             self._fresh_optimizer(iteration, model64)
             reset_rng_state()
-            out = _run_n(iteration, model64, cast_floats(clone_inputs(inputs), torch.float64),
-                         self.plan.accuracy_iterations)
-            return to_device(out, "cpu")
-        except Exception as exc:  # noqa: BLE001 (upstream falls back to cosine similarity)
-            self.result.accuracy.detail = f"fp64 reference failed ({type(exc).__name__}: {exc}); using cosine similarity"
-            return None
-        finally:
-            model64 = None
-            gc.collect()
-            self.device.empty_cache()
+            return _run_n(iteration, model64, cast_floats(clone_inputs(inputs), torch.float64),
+                          self.plan.accuracy_iterations)
+
+        return fp64_reference(self.result, self.device, run64)
 
     def _eager_runs(self, model: torch.nn.Module, inputs: Any, iteration: Iteration) -> tuple[Any, str]:
         runs = []
@@ -256,18 +278,8 @@ class ModelRun:
             reset_rng_state()
             self._fresh_optimizer(iteration, model)
             result = to_device(_run_n(compiled, model, inputs, self.plan.accuracy_iterations), "cpu")
-        accuracy = self.result.accuracy
-        accuracy.checked = True
-        errors: list[str] = []
-        try:
-            ok = same(eager_ref, result, fp64_ref=fp64, cos_similarity=accuracy.cosine, tol=tolerance, equal_nan=True,
-                      use_larger_multiplier_for_smaller_tensor=self.entry.larger_multiplier_for_smaller_tensor,
-                      log_error=lambda msg, *args: errors.append(msg % args if args else str(msg)))
-        except Exception as exc:  # noqa: BLE001 (upstream: a comparison that raises is a failure)
-            ok, errors = False, [f"comparison raised {type(exc).__name__}: {exc}"]
-        if errors:
-            accuracy.detail = "\n".join([accuracy.detail, *errors]).strip()[:4000]
-        return "pass" if ok else "fail_accuracy"
+        return compare(self.result.accuracy, eager_ref, result, fp64, tolerance,
+                       self.entry.larger_multiplier_for_smaller_tensor)
 
     # -- helpers ----------------------------------------------------------------------------------
     def _fresh_optimizer(self, iteration: Iteration, model: torch.nn.Module) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from parity.v1 import results_pb2 as pb
+from proto.result_files import write_message
 
 
 class ResultFileError(ValueError):
@@ -16,15 +16,8 @@ class ResultFileError(ValueError):
 
 
 def write_result(result: pb.ModelResult, directory: Path, stem: str) -> Path:
-    """Writes both forms atomically (write to a temporary name, then rename); returns the .pb path."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{stem}.pb"
-    for target, payload in ((path, result.SerializeToString()),
-                            (directory / f"{stem}.txtpb", text_format.MessageToString(result).encode())):
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_bytes(payload)
-        os.replace(tmp, target)
-    return path
+    """Writes `<stem>.pb` and `<stem>.txtpb` atomically; returns the .pb path."""
+    return write_message(result, directory, stem)
 
 
 def read_result(path: Path) -> pb.ModelResult:
