@@ -1,6 +1,7 @@
 """Summarises a Bazel test run from its build event file (--build_event_json_file).
 
   python ci/bazel_summary.py out/bep.json
+  python ci/bazel_summary.py --testlogs .bazel/testlogs out/bep.json   (the testlog folders of this run's tests)
 
 Prints what ran, what was served from a cache (Bazel's own action cache, or a disk/remote cache hit) and
 what failed, then one closing line 'N passed, N failed, N skipped' (CI readers look for it; Bazel's own
@@ -113,15 +114,28 @@ def _served(status: str, result: dict, strategy: str) -> Served:
     return Served.EXECUTED
 
 
+def label_dir(label: str) -> Path:
+    """//a/b:c -> a/b/c, Bazel's testlogs layout."""
+    package, _, name = label.removeprefix("//").partition(":")
+    return Path(package) / name
+
+
 def main(argv: list[str]) -> int:
+    testlogs = None
+    if len(argv) == 3 and argv[0] == "--testlogs":
+        testlogs, argv = Path(argv[1]), argv[2:]
     if len(argv) != 1:
-        print("usage: python ci/bazel_summary.py BEP_JSON_FILE", file=sys.stderr)
+        print("usage: python ci/bazel_summary.py [--testlogs DIR] BEP_JSON_FILE", file=sys.stderr)
         return 2
     try:
         summary = summarize(Path(argv[0]))
     except (OSError, ValueError) as exc:
         print(f"bazel_summary: {exc}", file=sys.stderr)
         return 2
+    if testlogs is not None:  # only this run's tests: the folder also holds earlier runs' outputs
+        print("\n".join(str(testlogs / label_dir(t.label)) for t in summary.targets
+                        if (testlogs / label_dir(t.label)).is_dir()))
+        return 0
     print("\n".join(summary.lines()))
     return 1 if summary.failed else 0
 

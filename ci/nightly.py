@@ -34,7 +34,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ci.bazel_summary import RunSummary, TargetOutcome, summarize
+from ci.bazel_summary import RunSummary, TargetOutcome, label_dir, summarize
 from ci.retry_policy import FailureFacts, Kind, Verdict, classify, exit_code_from_test_xml, signature
 
 REPO = Path(__file__).resolve().parent.parent
@@ -81,12 +81,6 @@ def read_result(target_dir: Path) -> ResultFacts | None:
         result = pb.ModelResult()
         result.ParseFromString(zipped.read(names[0]))
     return ResultFacts(result.community_status, result.failure.exception_type, result.failure.message)
-
-
-def label_dir(label: str) -> Path:
-    """//a/b:c -> a/b/c, Bazel's testlogs layout."""
-    package, _, name = label.removeprefix("//").partition(":")
-    return Path(package) / name
 
 
 def archive_attempt(summary: RunSummary, testlogs: Path, dest: Path) -> None:

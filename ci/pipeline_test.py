@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from ci.bazel_summary import Served, summarize
-from ci.nightly import TargetRecord, archive_attempt, label_dir, read_result, render_report
+from ci.bazel_summary import label_dir
+from ci.nightly import TargetRecord, archive_attempt, read_result, render_report
 from ci.presubmit import bazel_command, select_targets
 from ci.retry_policy import FailureFacts, Kind, classify, exit_code_from_test_xml, signature
 from ci.second_checkout import copy_checkout, edit, presubmit_excluded_tags, revert

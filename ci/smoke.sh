@@ -16,7 +16,9 @@ if [ "$status" != 0 ] && [ "$status" != 3 ]; then
   exit "$status"
 fi
 run_id="smoke-$(git rev-parse --short HEAD 2>/dev/null || echo local)"
-"$venv/bin/python" -m tools.store --db out/parity.db ingest .bazel/testlogs/suites/timm \
+# Only this invocation's targets: .bazel/testlogs also keeps outputs of targets that earlier runs had.
+mapfile -t this_run < <("$venv/bin/python" ci/bazel_summary.py --testlogs .bazel/testlogs out/bep_smoke.json)
+"$venv/bin/python" -m tools.store --db out/parity.db ingest "${this_run[@]}" \
   --run-id "$run_id" --commit "$(git rev-parse HEAD 2>/dev/null || true)"
 "$venv/bin/python" -m tools.store --db out/parity.db summary --run-id "$run_id"
 "$venv/bin/python" ci/bazel_summary.py out/bep_smoke.json
