@@ -27,7 +27,8 @@ from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
 from suites.common.compile_stats import CounterWindow
 from suites.common.manifest import Manifest, ModelEntry
-from suites.common.model_run import _classified, _stats, compare, fp64_reference, load_classified, run_classified
+from suites.common.model_run import (_classified, compare, fp64_reference, load_classified, record_performance,
+                                     run_classified)
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import cast_floats, to_device
@@ -142,20 +143,10 @@ class GenerationRun:
                     eager_samples.append(self._timed(model, inputs))
                 with torch.compiler.set_stance("eager_on_recompile"):
                     compiled_samples.append(self._timed(model, inputs))
-        perf.measured = True
-        perf.eager.CopyFrom(_stats(eager_samples))
-        perf.compiled.CopyFrom(_stats(compiled_samples))
-        perf.speedup = perf.eager.median_s / perf.compiled.median_s
-        perf.abs_latency_ms = perf.compiled.median_s * 1000
+        record_performance(self.result, self.device, (eager_samples, compiled_samples),
+                           (eager_warmup_s, compiled_warmup_s), (eager_peak, compiled_peak))
         gen.eager_tokens_per_s = gen.eager_new_tokens / perf.eager.median_s
         gen.compiled_tokens_per_s = gen.compiled_new_tokens / perf.compiled.median_s
-        ct = self.result.compile_time
-        ct.eager_warmup_s, ct.compiled_warmup_s = eager_warmup_s, compiled_warmup_s
-        ct.compilation_latency_s = compiled_warmup_s - eager_warmup_s
-        mem = self.result.memory
-        mem.method = self.device.memory_method
-        mem.eager_peak_gb, mem.compiled_peak_gb = eager_peak, compiled_peak
-        mem.compression_ratio = eager_peak / compiled_peak if compiled_peak > 0 else 0.0
 
     def _warmup(self, model: torch.nn.Module, inputs: dict[str, Any], phase: int) -> tuple[float, float, torch.Tensor]:
         gc.collect()

@@ -23,7 +23,7 @@ from torch._dynamo.utils import clone_inputs, same
 from compiler.backends import Backend
 from compiler.devices.base import DeviceAdapter
 from compiler.fallback.force import forced_fallbacks
-from compiler.fallback.policy import FallbackPolicy, policy_for
+from compiler.fallback.policy import policy_for
 from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
 from suites.common import bottleneck
@@ -117,6 +117,23 @@ def compare(accuracy: pb.Accuracy, eager_ref: Any, compiled: Any, fp64: Any, tol
     return "pass" if ok else "fail_accuracy"
 
 
+def record_performance(result: pb.ModelResult, device: DeviceAdapter, samples: tuple[list[float], list[float]],
+                       warmup_s: tuple[float, float], peak_gb: tuple[float, float]) -> None:
+    """The community's figures from (eager, compiled) pairs: median-ratio speedup, compile latency (compiled
+    warm-up minus eager warm-up), peak memory and compression ratio."""
+    perf, ct, mem = result.performance, result.compile_time, result.memory
+    perf.measured = True
+    perf.eager.CopyFrom(_stats(samples[0]))
+    perf.compiled.CopyFrom(_stats(samples[1]))
+    perf.speedup = perf.eager.median_s / perf.compiled.median_s
+    perf.abs_latency_ms = perf.compiled.median_s * 1000
+    ct.eager_warmup_s, ct.compiled_warmup_s = warmup_s
+    ct.compilation_latency_s = warmup_s[1] - warmup_s[0]
+    mem.method = device.memory_method
+    mem.eager_peak_gb, mem.compiled_peak_gb = peak_gb
+    mem.compression_ratio = peak_gb[0] / peak_gb[1] if peak_gb[1] > 0 else 0.0
+
+
 class ModelRun:
     def __init__(self, manifest: Manifest, entry: ModelEntry, mode: str, backend: Backend, device: DeviceAdapter,
                  smoke: bool, batch_size: int, plan: RunPlan, loader: Loader, trace_prefix: Path | None = None) -> None:
@@ -127,7 +144,9 @@ class ModelRun:
         self.training = mode == "training"
         self.result = pb.ModelResult()
         self._compile_window: CounterWindow | None = None
-        self._fallback_policy = FallbackPolicy(device.type)
+        # The device's forced ATen fallbacks (compiler/fallback), recorded with their reasons; read early like
+        # the target, so a malformed PARITY_FORCE_FALLBACK fails before anything runs.
+        self._fallback_policy = policy_for(device.type)
 
     # -- the experiment ---------------------------------------------------------------------------
     def run(self) -> pb.ModelResult:
@@ -152,8 +171,6 @@ class ModelRun:
         # Upstream's pick_grad: inference runs without autograd (else the compiled forward is a training
         # graph and CUDA graph trees wait for a backward that never comes), training with it.
         grad_mode = torch.enable_grad() if self.training else torch.no_grad()
-        # The device's forced ATen fallbacks (compiler/fallback), recorded with their reasons.
-        self._fallback_policy = policy_for(device.type)
 
         def checked() -> contextlib.AbstractContextManager[Any]:
             return accuracy_settings(deterministic_algorithms=True) if self.plan.check_accuracy else contextlib.nullcontext()
@@ -227,18 +244,8 @@ class ModelRun:
             for _ in range(plan.repeats):  # interleaved, to even out clock and load drift
                 eager_samples.append(self._timed(iteration, model, inputs))
                 compiled_samples.append(self._timed(compiled, model, inputs))
-        perf.measured = True
-        perf.eager.CopyFrom(_stats(eager_samples))
-        perf.compiled.CopyFrom(_stats(compiled_samples))
-        perf.speedup = perf.eager.median_s / perf.compiled.median_s
-        perf.abs_latency_ms = perf.compiled.median_s * 1000
-        ct = self.result.compile_time
-        ct.eager_warmup_s, ct.compiled_warmup_s = eager_warmup_s, compiled_warmup_s
-        ct.compilation_latency_s = compiled_warmup_s - eager_warmup_s
-        mem = self.result.memory
-        mem.method = device.memory_method
-        mem.eager_peak_gb, mem.compiled_peak_gb = eager_peak, compiled_peak
-        mem.compression_ratio = eager_peak / compiled_peak if compiled_peak > 0 else 0.0
+        record_performance(self.result, device, (eager_samples, compiled_samples), (eager_warmup_s, compiled_warmup_s),
+                           (eager_peak, compiled_peak))
         if self.backend.compiles and perf.speedup < self.speedup_target:
             self._analyse(model, inputs, {"eager": iteration, "compiled": compiled},
                           f"speedup {perf.speedup:.3g} < target {self.speedup_target:g}")
