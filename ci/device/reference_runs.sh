@@ -28,7 +28,7 @@ models() { for m in "$@"; do printf -- '--model %s ' "$m"; done; }
 python3 - <<'EOF' >"$out/ENV.txt" 2>&1
 import platform, torch, triton
 print("python", platform.python_version()); print("torch", torch.__version__); print("triton", triton.__version__)
-print("device", torch.cuda.get_device_name(), "driver", torch.cuda.driver_version() if hasattr(torch.cuda, "driver_version") else "")
+print("device", torch.cuda.get_device_name())  # the driver: nvidia-smi's line below
 for name in ("timm", "transformers"):
     try:
         print(name, __import__(name).__version__)
