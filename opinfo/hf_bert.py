@@ -27,12 +27,12 @@ from proto.codegen import ensure_generated
 
 ensure_generated()
 
-from google.protobuf import text_format  # noqa: E402
 from parity.v1 import results_pb2 as pb  # noqa: E402
 
 from compiler.devices.registry import get_device  # noqa: E402
 from compiler.precision import high_precision  # noqa: E402
 from opinfo import results  # noqa: E402
+from proto.result_files import write_message  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -160,10 +160,7 @@ def run(device: str, size_name: str, modes: list[str], out: Path) -> list[pb.Mod
         if failure is not None:
             result.failure.CopyFrom(failure)
         result.result_id = hashlib.sha256(f"{result.run_id}\0{device}\0hf_Bert\0{mode}\0{size_name}".encode()).hexdigest()
-        out.mkdir(parents=True, exist_ok=True)
-        stem = f"hf_bert-{device}-{size_name}-{mode}"
-        (out / f"{stem}.pb").write_bytes(result.SerializeToString())
-        (out / f"{stem}.txtpb").write_text(text_format.MessageToString(result))
+        write_message(result, out, f"hf_bert-{device}-{size_name}-{mode}")
         print(f"hf_Bert {mode} fp32 inductor on {device} ({size_name}): {result.community_status} "
               f"in {result.wall_time_s:.1f} s{' -- ' + detail if detail else ''}", flush=True)
         written.append(result)
