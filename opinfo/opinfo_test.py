@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from opinfo import table
+from opinfo import summaries, table
 from opinfo.catalog import CatalogError, get_group, group_of, groups, op_db, select_cases
 from opinfo.results import read_result
 from opinfo.run import RunOptions, _decide, run_suite
@@ -89,6 +89,29 @@ def test_real_run_classifies_native_and_fallback(tmp_path: Path) -> None:
     assert any(f.op.startswith("aten.sort") for f in by_op["sort"].fallback_ops)
     assert by_op["sin"].precision_settings["cudnn.allow_tf32"] == "False"
     assert by_op["sin"].provenance.manifest_sha256 == load_expectations("cpu").sha256
+
+
+def test_shards_split_ops_and_merge_into_one_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two shards of a run split its ops (all dtypes of an op in one shard); the merge adds them up and refuses
+    an incomplete set."""
+    ops = ("sin", "cos", "abs")
+    whole = run_suite(RunOptions(device="cpu", group=None, ops=ops, dtypes="community", max_samples=1, run_id="w"),
+                      tmp_path / "whole")
+    monkeypatch.setenv("TEST_TOTAL_SHARDS", "2")
+    monkeypatch.setenv("TEST_SHARD_STATUS_FILE", str(tmp_path / "status"))
+    sharded = tmp_path / "sharded"
+    with pytest.raises(summaries.MergeError, match="shard"):
+        summaries.merge(sharded, 2)
+    for index in ("0", "1"):
+        monkeypatch.setenv("TEST_SHARD_INDEX", index)
+        run_suite(RunOptions(device="cpu", group=None, ops=ops, dtypes="community", max_samples=1, run_id="s"), sharded)
+        if index == "0":
+            with pytest.raises(summaries.MergeError, match="no summary from shard"):
+                summaries.merge(sharded, 2)
+    merged = summaries.merge(sharded, 2)
+    assert whole.cases > len(ops)  # several dtypes per op, so a per-case split would have split ops
+    assert (merged["ops"], merged["cases"], merged["samples"]) == (len(ops), whole.cases, whole.samples)
+    assert merged["outcomes"] == dict(whole.outcomes) and merged["unexpected"] == []
 
 
 def test_generated_table_is_up_to_date() -> None:

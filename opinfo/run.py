@@ -94,12 +94,14 @@ def _decide(run: CaseRun | None, expectation: Expectation) -> tuple[str, str]:
 
 
 def _this_shard(cases: list[OpCase]) -> list[OpCase]:
-    """Every N-th case when Bazel shards the target (TEST_TOTAL_SHARDS), all of them otherwise."""
+    """Every N-th op (with all its dtypes, so shard summaries add up) when sharded (TEST_TOTAL_SHARDS), else all."""
     total = int(os.environ.get("TEST_TOTAL_SHARDS", "1"))
     if total <= 1:
         return cases
     Path(os.environ["TEST_SHARD_STATUS_FILE"]).touch()
-    return cases[int(os.environ["TEST_SHARD_INDEX"])::total]
+    ops = sorted({case.full_name for case in cases})
+    mine = set(ops[int(os.environ["TEST_SHARD_INDEX"])::total])
+    return [case for case in cases if case.full_name in mine]
 
 
 def _gradients(option: str, device: str) -> bool:

@@ -14,6 +14,7 @@ import os
 import socket
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -27,8 +28,8 @@ from compiler.backends import get_backend  # noqa: E402
 from compiler.devices.registry import known_devices  # noqa: E402
 from parity.v1 import results_pb2 as pb  # noqa: E402
 from suites.common.launcher import LaunchOptions, run_model  # noqa: E402
-from suites.common.manifest import MODES, ManifestError, load_manifest  # noqa: E402
-from suites.common.request import ModelRequest  # noqa: E402
+from suites.common.manifest import MODES, WORKLOADS, ManifestError, load_manifest  # noqa: E402
+from suites.common.request import PLANS, ModelRequest  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -36,6 +37,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--suite", required=True, help="suite name (a folder under suites/ with manifest.bzl)")
     parser.add_argument("--model", action="append", default=[], help="model name (repeatable); default: all")
     parser.add_argument("--mode", choices=(*MODES, "both"), default="inference")
+    parser.add_argument("--workload", choices=WORKLOADS, default=None,
+                        help="only entries of this workload: forward (a forward pass or training step) or generation")
     parser.add_argument("--backend", required=True, help="a backend of compiler/backend_table.bzl")
     parser.add_argument("--device", required=True, choices=known_devices())
     parser.add_argument("--smoke", action="store_true", help="run the scaled-down CPU variants")
@@ -46,6 +49,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--batch-size", type=int, default=0, help="override the manifest's batch size")
     parser.add_argument("--split-processes", action="store_true",
                         help="upstream's layout: accuracy and performance in two processes, two cold compiles")
+    parser.add_argument("--plan", choices=PLANS, default="both",
+                        help="accuracy check, performance experiment, or both from one cold compile (default)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="models run side by side; more than 1 only with --plan accuracy (timings need the device alone)")
     parser.add_argument("--inductor-cache", type=Path, default=None,
                         help="share this compile cache between models (default: a fresh one each: cold start)")
     parser.add_argument("--run-id", default="", help="groups results in the store (default: host and time)")
@@ -59,29 +66,43 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.model:
             manifest.model(name)
         backend = get_backend(args.backend)
+        _check_parallelism(args)
     except (ManifestError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     run_id = args.run_id or f"{socket.gethostname()}-{time.strftime('%Y%m%dT%H%M%S')}"
     modes = MODES if args.mode == "both" else (args.mode,)
-    names = args.model or sorted(manifest.models)
+    names = [name for name in args.model or sorted(manifest.models)
+             if args.workload in (None, manifest.models[name].workload)]
     todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
     options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
-                            split_processes=args.split_processes)
+                            split_processes=args.split_processes, parallel_jobs=args.jobs)
     print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(todo)} runs, backend {backend.name} "
-          f"({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, run {run_id}", flush=True)
-    results = []
-    for index, (name, mode) in enumerate(todo, 1):
-        request = ModelRequest(suite=args.suite, model=name, mode=mode, backend=backend.name, device=args.device,
-                               smoke=args.smoke, batch_size=args.batch_size, repeats=args.repeats,
-                               warmup=args.warmup, run_id=run_id)
-        result = run_model(request, args.out, options)
-        results.append(result)
-        print(f"[{index}/{len(todo)}] {_row(result)}", flush=True)
+          f"({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, plan {args.plan}"
+          f"{f', {args.jobs} at a time' if args.jobs > 1 else ''}, run {run_id}", flush=True)
+    requests = [ModelRequest(suite=args.suite, model=name, mode=mode, backend=backend.name, device=args.device,
+                             smoke=args.smoke, batch_size=args.batch_size, plan=args.plan, repeats=args.repeats,
+                             warmup=args.warmup, run_id=run_id) for name, mode in todo]
+    results: list[pb.ModelResult] = [pb.ModelResult()] * len(requests)
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # threads only wait on their child processes
+        running = {pool.submit(run_model, request, args.out, options): index for index, request in enumerate(requests)}
+        for done, future in enumerate(as_completed(running), 1):
+            results[running[future]] = future.result()
+            print(f"[{done}/{len(requests)}] {_row(future.result())}", flush=True)
     print(_table(results))
     mismatches = [r for r in results if r.status != r.expected_status]
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
+
+
+def _check_parallelism(args: argparse.Namespace) -> None:
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, not {args.jobs}")
+    if args.jobs > 1 and args.plan != "accuracy":
+        raise ValueError(f"--jobs {args.jobs} runs models side by side on one device, which would skew every timing; "
+                         "use it with --plan accuracy, and measure performance with --jobs 1")
+    if args.split_processes and args.plan != "both":
+        raise ValueError("--split-processes already runs accuracy and performance separately; drop --plan")
 
 
 def _row(r: pb.ModelResult) -> str:

@@ -2,17 +2,19 @@
 # The reference runs on a lent GPU machine (no Bazel, no registry), one section per call so that each
 # fits the machine's 10-minute command limit. Results go to $OUT/<section>/; PARITY_COMMIT fills the
 # commit fields (the machine's copy of the tree has no .git).
-#   bash ci/device/reference_runs.sh timm-a        # TIMM BF16 inference, first 9 models, cold start; then
-#                                                  # deit_tiny split into two processes, FlexAttention on CUDA,
-#                                                  # the forced-fallback check and a model run with a forced fallback
-#   bash ci/device/reference_runs.sh timm-b        # the other 9
-#   bash ci/device/reference_runs.sh timm-training # AMP training, 3 models
-#   bash ci/device/reference_runs.sh samples       # HuggingFace, TorchBench and OpInfo samples
-# Wheels carried in .whl/ (expecttest for OpInfo) are installed first; TorchBench reads .torchbench/.
-# The section's folder is also packed as $OUT/<section>.tgz: the machine returns only a few loose files.
+#   timm-a, timm-b       TIMM BF16 inference, 9 models each, cold start, one at a time
+#   checks               accuracy-only work side by side: the OpInfo suite (fp32, first sample, 14 shards),
+#                        hf_Bert, FlexAttention on CUDA, the forced-fallback check
+#   timing-a             TIMM AMP training (3 models) and a model run with a forced fallback
+#   timing-b             one process vs upstream's two (split) for two models: do the figures agree?
+#   hf-accuracy          every HuggingFace model (not the LLMs) in both modes, accuracy only, 8 at a time
+#   torchbench-accuracy  both TorchBench lists, accuracy only, 8 at a time (reads .torchbench/)
+# Timings are only taken one model at a time; side-by-side runs are accuracy-only (suites/run.py refuses
+# otherwise). Wheels carried in .whl/ are installed first. The section's folder is also packed as
+# $OUT/<section>.tgz: the machine returns only a few loose files.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-section="${1:?usage: reference_runs.sh timm-a|timm-b|timm-training|samples}"
+section="${1:?usage: reference_runs.sh SECTION (see the header)}"
 out="${OUT:?set OUT to the folder results go to}/$section"
 mkdir -p "$out"
 if compgen -G ".whl/*.whl" >/dev/null; then
@@ -42,39 +44,52 @@ case "$section" in
     # shellcheck disable=SC2046
     "${timm[@]}" --mode inference --timeout 150 --run-id "h200-timm-$day" --out "$out" $(models \
       adv_inception_v3 beit_base_patch16_224 convnextv2_nano.fcmae_ft_in22k_in1k deit_base_distilled_patch16_224 \
-      deit_tiny_patch16_224.fb_in1k dm_nfnet_f0 ghostnet_100 inception_v3 mobilenetv2_100)
-    # Upstream's layout (two processes, two cold compiles), to compare with the single-process figure above.
-    "${timm[@]}" --mode inference --timeout 150 --split-processes --run-id "h200-timm-split-$day" \
-      --out "$out/split" --model deit_tiny_patch16_224.fb_in1k
-    python3 flex_attention/test_flex_attention_requirement1_fake_tensor.py >"$out/flex_fake_tensor.log" 2>&1
-    echo "flex fake-tensor exit $?" >>"$out/flex_fake_tensor.log"
-    python3 -m pytest -q -p no:cacheprovider flex_attention/cuda_regression_test.py >"$out/flex_cuda.log" 2>&1
-    python3 -m compiler.fallback.check --device cuda >"$out/fallback_check.json" 2>"$out/fallback_check.log"
-    PARITY_FORCE_FALLBACK="aten.gelu.default=forced on H200 to show the policy in a model result" \
-      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-forced-fallback-$day" --out "$out/forced_fallback" \
-      --model deit_tiny_patch16_224.fb_in1k ;;
+      deit_tiny_patch16_224.fb_in1k dm_nfnet_f0 ghostnet_100 inception_v3 mobilenetv2_100) ;;
   timm-b)
     # shellcheck disable=SC2046
     "${timm[@]}" --mode inference --timeout 150 --run-id "h200-timm-$day" --out "$out" $(models \
       mobilenetv3_large_100 mobilevit_s nfnet_l0 repvgg_a2 swin_base_patch4_window7_224 tf_efficientnet_b0 \
       visformer_small vit_base_patch14_dinov2.lvd142m vit_base_patch16_siglip_256) ;;
-  timm-training)
+  checks)
+    shards=14
+    for ((i = 0; i < shards; i++)); do  # one compile thread each: the shards share the host's cores
+      TEST_TOTAL_SHARDS=$shards TEST_SHARD_INDEX=$i TEST_SHARD_STATUS_FILE=/tmp/opinfo-shard-$i \
+        TORCHINDUCTOR_COMPILE_THREADS=1 timeout 470 python3 -m opinfo.run --device cuda --max-samples 1 \
+        --run-id "h200-opinfo-$day" --out "$out/opinfo" >"$out/opinfo-shard-$i.log" 2>&1 &
+    done
+    python3 -m opinfo.hf_bert --device cuda --size full --out "$out/hf_bert" >"$out/hf_bert.log" 2>&1 &
+    python3 flex_attention/test_flex_attention_requirement1_fake_tensor.py >"$out/flex_fake_tensor.log" 2>&1
+    echo "flex fake-tensor exit $?" >>"$out/flex_fake_tensor.log"
+    python3 -m pytest -q -p no:cacheprovider flex_attention/cuda_regression_test.py >"$out/flex_cuda.log" 2>&1
+    echo "flex cuda regression exit $?" >>"$out/flex_cuda.log"
+    python3 -m compiler.fallback.check --device cuda >"$out/fallback_check.json" 2>"$out/fallback_check.log"
+    echo "fallback check exit $?" >>"$out/fallback_check.log"
+    wait
+    python3 -m opinfo.summaries "$out/opinfo" --shards $shards --out "$out/opinfo-summary.json" \
+      --note "H200, torch $(python3 -c 'import torch; print(torch.__version__)'), fp32 scope, first sample of every case (--max-samples 1), $shards shards side by side" \
+      >"$out/opinfo-merge.log" 2>&1 ;;
+  timing-a)
     # shellcheck disable=SC2046
-    "${timm[@]}" --mode training --timeout 150 --run-id "h200-timm-$day" --out "$out" $(models \
-      deit_tiny_patch16_224.fb_in1k repvgg_a2 tf_efficientnet_b0) ;;
-  samples)
-    hf=(python3 -m suites.run --suite huggingface --device cuda --backend inductor_cudagraphs)
-    "${hf[@]}" --mode inference --timeout 150 --run-id "h200-hf-$day" --out "$out/huggingface" \
-      --model BertForMaskedLM --model T5Small --model DistillGPT2
-    PARITY_GENERATION_MAX_NEW_TOKENS=64 "${hf[@]}" --mode inference --timeout 200 --run-id "h200-hf-$day" \
-      --out "$out/huggingface" --model Qwen/Qwen3-0.6B
+    "${timm[@]}" --mode training --timeout 300 --run-id "h200-timm-$day" --out "$out" $(models \
+      deit_tiny_patch16_224.fb_in1k repvgg_a2 tf_efficientnet_b0)
+    PARITY_FORCE_FALLBACK="aten.gelu.default=forced on H200 to show the policy in a model result" \
+      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-forced-fallback-$day" --out "$out/forced_fallback" \
+      --model deit_tiny_patch16_224.fb_in1k ;;
+  timing-b)
+    for model in deit_tiny_patch16_224.fb_in1k deit_base_distilled_patch16_224; do
+      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-1-$day" --out "$out/single-1" --model "$model"
+      "${timm[@]}" --mode inference --timeout 150 --split-processes --run-id "h200-split-$day" --out "$out/split" \
+        --model "$model"
+      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-2-$day" --out "$out/single-2" --model "$model"
+    done ;;
+  hf-accuracy)
+    python3 -m suites.run --suite huggingface --device cuda --backend inductor_cudagraphs --mode both --plan accuracy \
+      --workload forward --jobs 8 --timeout 400 --run-id "h200-hf-accuracy-$day" --out "$out" ;;
+  torchbench-accuracy)
     PARITY_TORCHBENCH_DIR=$PWD/.torchbench python3 -m suites.run --suite torchbench --device cuda \
-      --backend inductor_cudagraphs --mode inference --timeout 150 --run-id "h200-torchbench-$day" \
-      --out "$out/torchbench" --model BERT_pytorch --model dcgan --model mobilenet_v2 --model hf_Albert
-    python3 -m opinfo.run --device cuda --group norm,conv,matmul --max-samples 1 --run-id "h200-opinfo-$day" \
-      --out "$out/opinfo" >"$out/opinfo.log" 2>&1
-    echo "opinfo exit $?" >>"$out/opinfo.log" ;;
-  *) echo "unknown section $section: timm-a, timm-b, timm-training or samples" >&2; exit 2 ;;
+      --backend inductor_cudagraphs --mode both --plan accuracy --jobs 8 --timeout 400 \
+      --run-id "h200-torchbench-accuracy-$day" --out "$out" ;;
+  *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
 esac
 tar -C "$OUT" -czf "$OUT/$section.tgz" "$section"
 echo "[reference_runs] $section done"

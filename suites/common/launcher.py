@@ -29,6 +29,7 @@ class LaunchOptions:
     timeout_s: float = 2000.0          # upstream's per-model timeout
     inductor_cache: Path | None = None  # None: a fresh, empty cache per child (cold start)
     split_processes: bool = False       # upstream's layout: accuracy and performance in separate children
+    parallel_jobs: int = 1              # children running at once (accuracy-only when more than 1)
 
 
 def run_model(request: ModelRequest, out_dir: Path, options: LaunchOptions) -> pb.ModelResult:
@@ -54,7 +55,7 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="parity-cache-") as fresh_cache, open(log_path, "wb") as log:
         cache = str(options.inductor_cache or fresh_cache)
-        env = _child_env(cache, request)
+        env = _child_env(cache, request, options.parallel_jobs)
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         try:
             returncode: int | None = proc.wait(timeout=options.timeout_s)
@@ -69,17 +70,21 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     else:
         try:
             result = read_result(result_path)
+            result.phase_wall_s["process"] = max(0.0, wall - result.wall_time_s)  # the child timed the rest
         except ResultFileError as exc:
             result = _synthesized(request, "crash", wall, log_path, _crash_failure(returncode, exc))
     result.wall_time_s = wall
     result.config.timeout_s = options.timeout_s
     result.config.cold_start = options.inductor_cache is None
+    result.config.parallel_jobs = options.parallel_jobs
     result.compile_time.cold_start = options.inductor_cache is None
     return result
 
 
-def _child_env(cache: str, request: ModelRequest) -> dict[str, str]:
+def _child_env(cache: str, request: ModelRequest, parallel_jobs: int) -> dict[str, str]:
     env = dict(os.environ)
+    if parallel_jobs > 1:  # children side by side share the host's cores instead of each taking all of them
+        env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", str(max(1, (os.cpu_count() or 1) // parallel_jobs)))
     env["TORCHINDUCTOR_CACHE_DIR"] = cache
     env["TRITON_CACHE_DIR"] = os.path.join(cache, "triton")
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # the child imports what we import
@@ -144,4 +149,6 @@ def _merge(accuracy: pb.ModelResult, performance: pb.ModelResult) -> pb.ModelRes
     merged.config.batch_size = performance.config.batch_size
     merged.config.repeats, merged.config.warmup_iterations = performance.config.repeats, performance.config.warmup_iterations
     merged.wall_time_s = accuracy.wall_time_s + performance.wall_time_s
+    for phase, seconds in performance.phase_wall_s.items():
+        merged.phase_wall_s[phase] += seconds
     return merged

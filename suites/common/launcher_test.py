@@ -77,3 +77,7 @@ def test_healthy_model_has_full_figures(results: dict[str, tuple[pb.ModelResult,
     assert result.performance.compiled.samples == 2
     assert result.dynamo.unique_graphs >= 1
     assert result.provenance.torch_version and result.provenance.manifest_sha256
+    phases = result.phase_wall_s  # where the wall time went, measured, and never more than the whole
+    assert {"process", "load", "fp64_reference", "eager_runs", "performance", "compiled_check"} <= set(phases)
+    assert all(seconds > 0 for seconds in phases.values())
+    assert sum(phases.values()) <= result.wall_time_s

@@ -155,8 +155,9 @@ class ModelRun:
 
     def _experiment(self) -> str:
         device = self.device
-        workload = load_classified(lambda: self.loader(self.entry, self.mode, device.type, self.smoke, self.batch_size),
-                                   device)
+        with self._phase("load"):
+            workload = load_classified(
+                lambda: self.loader(self.entry, self.mode, device.type, self.smoke, self.batch_size), device)
         model, inputs = workload.model, workload.inputs
         model.train(self.training)
         amp_dtype = device.default_amp_dtype
@@ -178,7 +179,8 @@ class ModelRun:
         with grad_mode, torch._inductor.config.patch(self.entry.inductor_config), \
                 forced_fallbacks(self._fallback_policy):
             with checked():
-                fp64 = self._fp64_reference(model, inputs, iteration) if self.plan.check_accuracy else None
+                with self._phase("fp64_reference"):
+                    fp64 = self._fp64_reference(model, inputs, iteration) if self.plan.check_accuracy else None
                 accuracy.fp64_reference = fp64 is not None
                 accuracy.cosine = self.plan.check_accuracy and fp64 is None
                 if not self.training:  # the community's --bfloat16: cast model and float inputs
@@ -187,17 +189,24 @@ class ModelRun:
                 status = "pass"
                 eager_ref = None
                 if self.plan.check_accuracy:
-                    eager_ref, status = self._eager_runs(model, inputs, iteration)
+                    with self._phase("eager_runs"):
+                        eager_ref, status = self._eager_runs(model, inputs, iteration)
             pristine = copy.deepcopy(model).to("cpu") if self.training and self.plan.check_accuracy else None
             compiled = self.backend.compile(iteration.__call__, device)
             # Timing under upstream's performance settings, with the run's one cold compile; the checked run
             # below changes settings that Dynamo guards on, so it recompiles from warm caches (settings.py).
             if self.plan.measure_performance:
                 with performance_settings():
-                    self._performance(model, inputs, iteration, compiled)
+                    with self._phase("performance"):
+                        self._performance(model, inputs, iteration, compiled)
+                    if self.backend.compiles and self.result.performance.speedup < self.speedup_target:
+                        with self._phase("analysis"):
+                            self._analyse(model, inputs, {"eager": iteration, "compiled": compiled},
+                                          f"speedup {self.result.performance.speedup:.3g} < target "
+                                          f"{self.speedup_target:g}")
             if self.plan.check_accuracy and status == "pass":
                 accuracy_model = pristine.to(device.type) if pristine is not None else model
-                with checked():
+                with checked(), self._phase("compiled_check"):
                     status = self._compiled_check(accuracy_model, inputs, iteration, compiled, eager_ref, fp64,
                                                   tolerance)
         return status
@@ -229,7 +238,7 @@ class ModelRun:
         return runs[0], "pass" if identical else "eager_two_runs_differ"
 
     def _performance(self, model: torch.nn.Module, inputs: Any, iteration: Iteration, compiled: Callable[..., Any]) -> None:
-        plan, device, perf = self.plan, self.device, self.result.performance
+        plan, device = self.plan, self.device
         # Eager warm-up on a copy, as upstream; host wall time without a final sync, as upstream.
         eager_model = copy.deepcopy(model)
         self._fresh_optimizer(iteration, eager_model)
@@ -246,9 +255,6 @@ class ModelRun:
                 compiled_samples.append(self._timed(compiled, model, inputs))
         record_performance(self.result, device, (eager_samples, compiled_samples), (eager_warmup_s, compiled_warmup_s),
                            (eager_peak, compiled_peak))
-        if self.backend.compiles and perf.speedup < self.speedup_target:
-            self._analyse(model, inputs, {"eager": iteration, "compiled": compiled},
-                          f"speedup {perf.speedup:.3g} < target {self.speedup_target:g}")
 
     def _analyse(self, model: torch.nn.Module, inputs: Any, fns: dict[str, Callable[..., Any]], trigger: str) -> None:
         """Profiles one eager and one compiled iteration (suites/common/bottleneck.py); never compiles, never raises."""
@@ -289,6 +295,15 @@ class ModelRun:
                        self.entry.larger_multiplier_for_smaller_tensor)
 
     # -- helpers ----------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _phase(self, name: str) -> Iterator[None]:
+        """Adds the block's wall time to result.phase_wall_s[name]; phases do not nest."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.result.phase_wall_s[name] += time.perf_counter() - start
+
     def _fresh_optimizer(self, iteration: Iteration, model: torch.nn.Module) -> None:
         iteration.optimizer = (make_optimizer(self.entry.optimizer, model)
                                if self.training and self.device.has_optimizer else None)
