@@ -57,12 +57,12 @@ case "$section" in
         TORCHINDUCTOR_COMPILE_THREADS=1 timeout 470 python3 -m opinfo.run --device cuda --max-samples 1 \
         --run-id "h200-opinfo-$day" --out "$out/opinfo" >"$out/opinfo-shard-$i.log" 2>&1 &
     done
-    python3 -m opinfo.hf_bert --device cuda --size full --out "$out/hf_bert" >"$out/hf_bert.log" 2>&1 &
-    python3 flex_attention/test_flex_attention_requirement1_fake_tensor.py >"$out/flex_fake_tensor.log" 2>&1
+    timeout 470 python3 -m opinfo.hf_bert --device cuda --size full --out "$out/hf_bert" >"$out/hf_bert.log" 2>&1 &
+    timeout 120 python3 flex_attention/test_flex_attention_requirement1_fake_tensor.py >"$out/flex_fake_tensor.log" 2>&1
     echo "flex fake-tensor exit $?" >>"$out/flex_fake_tensor.log"
-    python3 -m pytest -q -p no:cacheprovider flex_attention/cuda_regression_test.py >"$out/flex_cuda.log" 2>&1
+    timeout 300 python3 -m pytest -q -p no:cacheprovider flex_attention/cuda_regression_test.py >"$out/flex_cuda.log" 2>&1
     echo "flex cuda regression exit $?" >>"$out/flex_cuda.log"
-    python3 -m compiler.fallback.check --device cuda >"$out/fallback_check.json" 2>"$out/fallback_check.log"
+    timeout 200 python3 -m compiler.fallback.check --device cuda >"$out/fallback_check.json" 2>"$out/fallback_check.log"
     echo "fallback check exit $?" >>"$out/fallback_check.log"
     wait
     python3 -m opinfo.summaries "$out/opinfo" --shards $shards --out "$out/opinfo-summary.json" \
