@@ -12,7 +12,7 @@ from opinfo import summaries, table
 from opinfo.catalog import CatalogError, get_group, group_of, groups, op_db, select_cases
 from opinfo.results import read_result
 from opinfo.run import RunOptions, _decide, run_suite
-from opinfo.run_case import CaseRun, SampleFailure, _compare
+from opinfo.run_case import CaseRun, SampleFailure, _compare, _fp64_agrees
 from opinfo.tables import PASS, Expectation, TableError, Tolerance, load_expectations, load_tolerances
 
 
@@ -89,6 +89,29 @@ def test_real_run_classifies_native_and_fallback(tmp_path: Path) -> None:
     assert any(f.op.startswith("aten.sort") for f in by_op["sort"].fallback_ops)
     assert by_op["sin"].precision_settings["cudnn.allow_tf32"] == "False"
     assert by_op["sin"].provenance.manifest_sha256 == load_expectations("cpu").sha256
+
+
+def test_eager_backward_that_raises_puts_the_gradient_out_of_scope(tmp_path: Path) -> None:
+    """linalg.eig's first sample: eager's own backward rejects the loss (eigenvector phase), so only the
+    forward is compared, and the rejection is counted."""
+    summary = run_suite(RunOptions(device="cpu", group=None, ops=("linalg.eig",), max_samples=1, gradients="on",
+                                   run_id="t"), tmp_path)
+    assert summary.outcomes == {"PASS": 1}
+    (result,) = map(read_result, tmp_path.glob("*.pb"))
+    assert result.samples.gradient_eager_rejected == 1 and result.samples.gradient_checked == 0
+
+
+def test_fp64_reference_judges_a_difference_from_eager() -> None:
+    """Beyond the tolerance from eager: passes only when compiled is no farther from fp64 than eager is."""
+    x = torch.linspace(-3, 3, 64)
+    exact = torch.sin(x.double()).float()
+    noisy = exact + 1e-3 * torch.randn(64, generator=torch.Generator().manual_seed(0))
+    tol = Tolerance(1.5e-5, 1.3e-5)
+    def agrees(eager: torch.Tensor, compiled: torch.Tensor) -> bool:
+        return _fp64_agrees(torch.sin, ([x], {}), 0, torch.float32, tol, False, (eager, [x]), (compiled, [x]))
+
+    assert agrees(noisy, exact)      # eager was the loose one
+    assert not agrees(exact, noisy)  # compiled drifted from fp64
 
 
 def test_shards_split_ops_and_merge_into_one_summary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

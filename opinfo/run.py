@@ -67,6 +67,7 @@ class Summary:
     lowering: collections.Counter[str] = field(default_factory=collections.Counter)
     skips: dict[str, str] = field(default_factory=dict)
     xfails: dict[str, str] = field(default_factory=dict)
+    fp64_arbitrated: dict[str, int] = field(default_factory=dict)  # case -> samples that passed only against fp64
     unexpected: list[str] = field(default_factory=list)
     fallback_ops: collections.Counter[str] = field(default_factory=collections.Counter)
     wall_time_s: float = 0.0
@@ -74,7 +75,8 @@ class Summary:
     def as_dict(self) -> dict[str, Any]:
         return {"device": self.device, "group": self.group, "ops": len(self.ops), "cases": self.cases,
                 "samples": self.samples, "outcomes": dict(self.outcomes), "lowering": dict(self.lowering),
-                "skips": self.skips, "xfails": self.xfails, "unexpected": self.unexpected,
+                "skips": self.skips, "xfails": self.xfails, "fp64_arbitrated": self.fp64_arbitrated,
+                "unexpected": self.unexpected,
                 "fallback_ops": dict(self.fallback_ops.most_common()), "wall_time_s": round(self.wall_time_s, 1)}
 
 
@@ -174,7 +176,8 @@ def _run_one(case: OpCase, options: RunOptions, expectations: Any, tolerances: A
         result.lowering = _LOWERING[run.lowering]
         result.samples.CopyFrom(opinfo_pb2.OpInfoSampleCounts(
             total=run.total, passed=run.passed, failed=run.failed, eager_unsupported=run.eager_unsupported,
-            gradient_checked=run.gradient_checked, inductor_graphs=run.inductor_graphs))
+            gradient_checked=run.gradient_checked, inductor_graphs=run.inductor_graphs,
+            fp64_arbitrated=run.fp64_arbitrated, gradient_eager_rejected=run.gradient_eager_rejected))
         result.generated_kernels = run.generated_kernels
         result.wall_time_s = run.wall_time_s
         for op, count in sorted(run.fallbacks.items()):
@@ -186,6 +189,8 @@ def _run_one(case: OpCase, options: RunOptions, expectations: Any, tolerances: A
                                                         message=failure.message))
             result.first_failing_sample = failure.sample
         summary.samples += run.total
+        if run.fp64_arbitrated:
+            summary.fp64_arbitrated[f"{case.full_name} {case.dtype_name}"] = run.fp64_arbitrated
         summary.fallback_ops.update(run.fallbacks)
     _account(summary, case, outcome, expected, reason, run)
     return result

@@ -20,7 +20,7 @@ from typing import Any
 
 _SHARD = re.compile(r"opinfo-summary-(?P<device>[^-]+)-(?P<group>.+)-shard(?P<index>\d+)\.json$")
 _COUNTERS = ("outcomes", "lowering", "fallback_ops")
-_MAPPINGS = ("skips", "xfails")
+_MAPPINGS = ("skips", "xfails", "fp64_arbitrated")
 
 
 class MergeError(Exception):
@@ -54,7 +54,7 @@ def merge(folder: Path, shards: int) -> dict[str, Any]:
             total.update(p[key])
         merged[key] = dict(total.most_common()) if key == "fallback_ops" else dict(sorted(total.items()))
     for key in _MAPPINGS:
-        merged[key] = {case: reason for p in parts for case, reason in p[key].items()}
+        merged[key] = {case: value for p in parts for case, value in p.get(key, {}).items()}
     merged["unexpected"] = sorted(line for p in parts for line in p["unexpected"])
     return merged
 

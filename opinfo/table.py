@@ -43,6 +43,11 @@ def render() -> str:
                 lines += [f"| case | {kind[:-1]} reason |", "| --- | --- |"]
                 lines += [f"| {case} | {reason} |" for case, reason in sorted(summary[kind].items())]
                 lines.append("")
+        if summary.get("fp64_arbitrated"):
+            lines += ["Passed only against fp64 (beyond the tolerance from eager, no farther from fp64 than eager):", "",
+                      "| case | samples |", "| --- | --- |"]
+            lines += [f"| {case} | {n} |" for case, n in sorted(summary["fp64_arbitrated"].items())]
+            lines.append("")
     return "\n".join(lines)
 
 

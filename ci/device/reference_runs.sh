@@ -5,27 +5,46 @@
 #   timm-a, timm-b       TIMM BF16 inference, 9 models each, cold start, one at a time
 #   checks               accuracy-only work side by side: the OpInfo suite (fp32, first sample, 14 shards),
 #                        hf_Bert, FlexAttention on CUDA, the forced-fallback check
+#   opinfo               the OpInfo suite alone
 #   timing-a             TIMM AMP training (3 models) and a model run with a forced fallback
 #   timing-b             one process vs upstream's two (split) for two models: do the figures agree?
 #   hf-accuracy          every HuggingFace model (not the LLMs) in both modes, accuracy only, 8 at a time
 #   torchbench-accuracy  both TorchBench lists, accuracy only, 8 at a time (reads .torchbench/)
 # Timings are only taken one model at a time; side-by-side runs are accuracy-only (suites/run.py refuses
-# otherwise). Wheels carried in .whl/ are installed first. The section's folder is also packed as
+# otherwise). Wheels carried in .whl/ are installed first (see below). The section's folder is also packed as
 # $OUT/<section>.tgz: the machine returns only a few loose files.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 section="${1:?usage: reference_runs.sh SECTION (see the header)}"
 out="${OUT:?set OUT to the folder results go to}/$section"
 mkdir -p "$out"
-if compgen -G ".whl/*.whl" >/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+# .whl/*.whl for every section (expecttest, for OpInfo); .whl/torchbench/*.whl only for TorchBench sections,
+# since some of them (librosa, setuptools<81) would shadow the image's packages for everything else.
+wheels=(.whl/*.whl)
+[[ $section == torchbench* ]] && wheels+=(.whl/torchbench/*.whl)
+if compgen -G "${wheels[0]}" >/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "${wheels[@]}"
   export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+  [[ $section == torchbench* ]] && source ci/device/torchbench_env.sh
 fi
 export PYTHONUNBUFFERED=1
 day=$(date +%F)
 timm=(python3 -m suites.run --suite timm --device cuda --backend inductor_cudagraphs)
 
 models() { for m in "$@"; do printf -- '--model %s ' "$m"; done; }
+
+run_opinfo() {  # fp32 scope, first sample of every case, 14 shards side by side (one compile thread each)
+  local shards=14 i
+  for ((i = 0; i < shards; i++)); do
+    TEST_TOTAL_SHARDS=$shards TEST_SHARD_INDEX=$i TEST_SHARD_STATUS_FILE=/tmp/opinfo-shard-$i \
+      TORCHINDUCTOR_COMPILE_THREADS=1 timeout 470 python3 -m opinfo.run --device cuda --max-samples 1 \
+      --run-id "h200-opinfo-$day" --out "$out/opinfo" >"$out/opinfo-shard-$i.log" 2>&1 &
+  done
+  wait
+  python3 -m opinfo.summaries "$out/opinfo" --shards $shards --out "$out/opinfo-summary.json" \
+    --note "H200, torch $(python3 -c 'import torch; print(torch.__version__)'), fp32 scope, first sample of every case (--max-samples 1), $shards shards side by side" \
+    >"$out/opinfo-merge.log" 2>&1
+}
 
 python3 - <<'EOF' >"$out/ENV.txt" 2>&1
 import platform, torch, triton
@@ -50,13 +69,9 @@ case "$section" in
     "${timm[@]}" --mode inference --timeout 150 --run-id "h200-timm-$day" --out "$out" $(models \
       mobilenetv3_large_100 mobilevit_s nfnet_l0 repvgg_a2 swin_base_patch4_window7_224 tf_efficientnet_b0 \
       visformer_small vit_base_patch14_dinov2.lvd142m vit_base_patch16_siglip_256) ;;
+  opinfo) run_opinfo ;;
   checks)
-    shards=14
-    for ((i = 0; i < shards; i++)); do  # one compile thread each: the shards share the host's cores
-      TEST_TOTAL_SHARDS=$shards TEST_SHARD_INDEX=$i TEST_SHARD_STATUS_FILE=/tmp/opinfo-shard-$i \
-        TORCHINDUCTOR_COMPILE_THREADS=1 timeout 470 python3 -m opinfo.run --device cuda --max-samples 1 \
-        --run-id "h200-opinfo-$day" --out "$out/opinfo" >"$out/opinfo-shard-$i.log" 2>&1 &
-    done
+    run_opinfo &
     timeout 470 python3 -m opinfo.hf_bert --device cuda --size full --out "$out/hf_bert" >"$out/hf_bert.log" 2>&1 &
     timeout 120 python3 flex_attention/test_flex_attention_requirement1_fake_tensor.py >"$out/flex_fake_tensor.log" 2>&1
     echo "flex fake-tensor exit $?" >>"$out/flex_fake_tensor.log"
@@ -64,10 +79,7 @@ case "$section" in
     echo "flex cuda regression exit $?" >>"$out/flex_cuda.log"
     timeout 200 python3 -m compiler.fallback.check --device cuda >"$out/fallback_check.json" 2>"$out/fallback_check.log"
     echo "fallback check exit $?" >>"$out/fallback_check.log"
-    wait
-    python3 -m opinfo.summaries "$out/opinfo" --shards $shards --out "$out/opinfo-summary.json" \
-      --note "H200, torch $(python3 -c 'import torch; print(torch.__version__)'), fp32 scope, first sample of every case (--max-samples 1), $shards shards side by side" \
-      >"$out/opinfo-merge.log" 2>&1 ;;
+    wait ;;
   timing-a)
     # shellcheck disable=SC2046
     "${timm[@]}" --mode training --timeout 300 --run-id "h200-timm-$day" --out "$out" $(models \
@@ -82,8 +94,8 @@ case "$section" in
         --model "$model"
       "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-2-$day" --out "$out/single-2" --model "$model"
     done ;;
-  hf-accuracy)
-    python3 -m suites.run --suite huggingface --device cuda --backend inductor_cudagraphs --mode both --plan accuracy \
+  hf-accuracy)  # optional second argument: inference or training (default both)
+    python3 -m suites.run --suite huggingface --device cuda --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy \
       --workload forward --jobs 8 --timeout 400 --run-id "h200-hf-accuracy-$day" --out "$out" ;;
   torchbench-accuracy)
     PARITY_TORCHBENCH_DIR=$PWD/.torchbench python3 -m suites.run --suite torchbench --device cuda \

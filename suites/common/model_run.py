@@ -1,8 +1,8 @@
 """Runs one model in this process: the community's accuracy check and performance experiment.
 
-One cold compile serves both. Order: load, fp64 reference, cast, two eager runs (must agree), eager
-warm-up, compiled warm-up (compiles, with empty caches when cold), interleaved timing, then the
-checked compiled run. Accuracy references are parked on the host during timing so that they do not
+One cold compile serves both in inference. Order: load, fp64 reference, cast, two eager runs (must
+agree), eager warm-up, compiled warm-up (compiles, with empty caches when cold), interleaved timing, then
+the checked compiled run (suites/common/settings.py says which settings apply where). Accuracy references are parked on the host during timing so that they do not
 count towards the device's peak memory.
 """
 
@@ -206,7 +206,7 @@ class ModelRun:
                                           f"{self.speedup_target:g}")
             if self.plan.check_accuracy and status == "pass":
                 accuracy_model = pristine.to(device.type) if pristine is not None else model
-                with checked(), self._phase("compiled_check"):
+                with self._check_settings(checked), self._phase("compiled_check"):
                     status = self._compiled_check(accuracy_model, inputs, iteration, compiled, eager_ref, fp64,
                                                   tolerance)
         return status
@@ -295,6 +295,18 @@ class ModelRun:
                        self.entry.larger_multiplier_for_smaller_tensor)
 
     # -- helpers ----------------------------------------------------------------------------------
+    def _check_settings(self, checked: Callable[[], contextlib.AbstractContextManager[Any]]
+                        ) -> contextlib.AbstractContextManager[Any]:
+        """Settings of the checked compiled run. Inference after timing checks the timed artifact itself: the
+        guards it was compiled under, and a recompile is an error. Training recompiles under the accuracy
+        settings, because fallback_random (dropout masks equal to eager's) is fixed at compile time."""
+        if self.training or not self.plan.measure_performance:
+            return checked()
+        stack = contextlib.ExitStack()
+        stack.enter_context(performance_settings())
+        stack.enter_context(torch.compiler.set_stance("fail_on_recompile"))
+        return stack
+
     @contextlib.contextmanager
     def _phase(self, name: str) -> Iterator[None]:
         """Adds the block's wall time to result.phase_wall_s[name]; phases do not nest."""

@@ -1,12 +1,15 @@
 """Numeric settings of a model run, scoped by context managers (nothing is changed at import).
 
-Upstream runs accuracy and performance in two processes with different settings. Parity runs both in one
-process: the eager references and the checked compiled run under the accuracy settings, the timing under
-the performance settings, as upstream. Dynamo guards on some of them (deterministic algorithms, TF32), so
-the checked run recompiles; it does so after the timed cold compile, from warm caches, so the compile
-latency stays a cold-start figure. Settings that are not guards
-(cuDNN/mkldnn determinism) are switched on only around checked runs. `--split-processes` reproduces
-upstream's two-process layout to compare the figures."""
+Upstream runs accuracy and performance in two processes with different settings, so it compiles twice.
+Parity runs both in one process and applies upstream's accuracy settings only where they matter: the fp64
+reference and the two eager runs (which must agree bit for bit). Inference compiles once, under the
+performance settings, and its checked compiled run reuses that artifact under the same Dynamo guards
+(deterministic algorithms and TF32 are guards; a recompile there is an error). Training's checked run
+recompiles under the accuracy settings, because fallback_random (dropout masks equal to eager's) is an
+Inductor setting fixed at compile time; it recompiles after the timed cold compile, so the compile
+latency stays a cold-start figure. Settings that are not guards (cuDNN/mkldnn determinism) are switched on
+around every checked run. `--split-processes` reproduces upstream's two-process layout to compare figures.
+"""
 
 from __future__ import annotations
 

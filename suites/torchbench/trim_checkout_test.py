@@ -35,6 +35,34 @@ def test_trim_copies_framework_wanted_models_and_data(tmp_path: Path) -> None:
     assert not (dest / "torchbenchmark/models/unwanted").exists()
 
 
+def test_trim_copies_the_fambench_source_where_fambench_dlrm_imports_it(tmp_path: Path) -> None:
+    source = _fake_checkout(tmp_path / "src")
+    (source / "torchbenchmark/canary_models/fambench_dlrm").mkdir(parents=True)
+    (source / "torchbenchmark/canary_models/fambench_dlrm/__init__.py").write_text("# fixture\n")
+    fambench = tmp_path / "FAMBench"
+    for rel in ("LICENSE", "benchmarks/dlrm/ootb/dlrm_data_pytorch.py", "benchmarks/dlrm/ootb/optim/rwsadagrad.py",
+                "benchmarks/dlrm/ootb/kaggle_dac_loss_accuracy_plots.png", "benchmarks/rnnt/ootb/train.py"):
+        (fambench / rel).parent.mkdir(parents=True, exist_ok=True)
+        (fambench / rel).write_text("# fixture\n")
+    models = {"fambench_dlrm": "canary_models"}
+    assert trim_checkout.trim(source, tmp_path / "plain", models) == []
+    assert not (tmp_path / "plain/submodules").exists()  # the source's submodule is not initialised
+
+    dest = tmp_path / "trimmed"
+    assert trim_checkout.trim(source, dest, models, fambench) == []
+    ootb = dest / "submodules/FAMBench/benchmarks/dlrm/ootb"  # REPO_PATH/submodules/FAMBench/... in the model
+    assert sorted(str(p.relative_to(dest)) for p in dest.joinpath("submodules").rglob("*") if p.is_file()) == [
+        "submodules/FAMBench/LICENSE", f"{ootb.relative_to(dest)}/dlrm_data_pytorch.py",
+        f"{ootb.relative_to(dest)}/optim/rwsadagrad.py"]
+
+    with pytest.raises(SystemExit, match="not a FAMBench tree"):
+        trim_checkout.trim(source, tmp_path / "other", models, tmp_path / "nowhere")
+    (source / "submodules").mkdir()
+    fambench.rename(source / "submodules/FAMBench")  # an initialised submodule is the default
+    trim_checkout.trim(source, tmp_path / "from_submodule", models)
+    assert (tmp_path / "from_submodule/submodules/FAMBench/benchmarks/dlrm/ootb/optim/rwsadagrad.py").is_file()
+
+
 def test_trim_refuses_a_non_checkout_and_an_existing_destination(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="is not a TorchBench checkout"):
         trim_checkout.trim(tmp_path, tmp_path / "out", {})
