@@ -19,6 +19,9 @@ Each entry:
   workload   "forward" | "generation"             optional, default forward (one forward pass or training step);
                                                   generation: inference timed through the model's generate() with
                                                   model.forward compiled (suites/common/generation_run.py)
+  accuracy_batch_size  int > 0 | "own"           optional; batch size of an accuracy-only run (default: the suite's);
+                                                  "own": the mode's batch size, for models that cannot change it
+                                                  (upstream's ALLOW_CUSTOMIZE_BSIZE=False and dont_change_batch_size)
   speedup_target  float > 0                       optional, default 1.0; a measured speedup below it gets a bottleneck
                                                   analysis (suites/common/bottleneck.py)
   lists      [str]                                optional; the user's lists the model counts in (denominators of a
@@ -76,6 +79,12 @@ class ModelEntry:
     skip: tuple[Rule, ...] = ()
     workload: str = "forward"
     speedup_target: float = 1.0
+    accuracy_batch_size: int | str = 0  # 0: the suite's; "own": the mode's batch size
+
+    def accuracy_batch_size_for(self, mode: str, suite_default: int) -> int:
+        if self.accuracy_batch_size == "own":
+            return self.batch_sizes[mode]
+        return int(self.accuracy_batch_size) or suite_default
 
     @property
     def modes(self) -> tuple[str, ...]:
@@ -153,7 +162,7 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
 
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
                "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
-               "lists", "workload", "speedup_target"}
+               "lists", "workload", "speedup_target", "accuracy_batch_size"}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
@@ -185,6 +194,10 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
     speedup_target = raw.get("speedup_target", 1.0)
     _require(isinstance(speedup_target, (int, float)) and not isinstance(speedup_target, bool) and speedup_target > 0,
              where, "speedup_target must be a number > 0")
+    accuracy_batch_size = raw.get("accuracy_batch_size", 0)
+    _require(accuracy_batch_size == "own" or (isinstance(accuracy_batch_size, int) and accuracy_batch_size > 0
+                                              and not isinstance(accuracy_batch_size, bool)) or
+             "accuracy_batch_size" not in raw, where, 'accuracy_batch_size must be a positive int or "own"')
     _require(isinstance(raw.get("presubmit", True), bool), where, "presubmit must be True or False")
     compiled_modes = raw.get("presubmit_compile", [])
     _require(isinstance(compiled_modes, list) and set(compiled_modes) <= set(batch_sizes), where,
@@ -203,6 +216,7 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         skip=tuple(_parse_rule(r, f"{where} skip", with_status=False) for r in raw.get("skip", [])),
         workload=workload,
         speedup_target=float(speedup_target),
+        accuracy_batch_size=accuracy_batch_size,
     )
 
 

@@ -70,6 +70,8 @@ GOOD_ENTRY = '{"modes": {"inference": {"batch_size": 2}}, "build": {}, "smoke": 
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'speedup_target': 0}}}", "speedup_target must be a number > 0"),
     ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'speedup_target': '1.2'}}}", "speedup_target must be a number > 0"),
+    ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
+     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'accuracy_batch_size': 'mine'}}}", "accuracy_batch_size must be"),
 ])
 def test_malformed_manifests_name_the_problem(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "manifest.bzl"
@@ -96,3 +98,17 @@ def test_expectations_and_skips_match_by_pattern(tmp_path: Path) -> None:
 def test_speedup_target_defaults_to_one() -> None:
     assert load_manifest("timm").model("deit_tiny_patch16_224.fb_in1k").speedup_target == 1.0
     assert load_manifest("selftest").model("slow_fallback").speedup_target == 1000.0
+
+
+def test_accuracy_only_runs_keep_a_fixed_batch_size() -> None:
+    """Upstream's accuracy batch size (TorchBench 4), except for models that cannot change theirs."""
+    from suites.common.request import ModelRequest
+
+    manifest = load_manifest("torchbench")
+    def batch(model: str, mode: str) -> int:
+        return ModelRequest(suite="torchbench", model=model, mode=mode, backend="inductor", device="cuda",
+                            plan="accuracy").resolved_batch_size(manifest)
+
+    assert batch("resnet18", "inference") == 4
+    assert batch("speech_transformer", "training") == manifest.model("speech_transformer").batch_sizes["training"]
+    assert batch("pytorch_unet", "training") == 2

@@ -45,7 +45,7 @@ class ModelRequest:
         if self.smoke:
             return entry.smoke_batch_size
         if self.plan == "accuracy":  # upstream's accuracy batch size, used only when accuracy runs alone
-            return manifest.accuracy_batch_size
+            return entry.accuracy_batch_size_for(self.mode, manifest.accuracy_batch_size)
         return entry.batch_sizes[self.mode]
 
     def run_plan(self) -> RunPlan:

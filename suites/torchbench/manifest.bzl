@@ -22,7 +22,7 @@ Bump "version" whenever the model list, a batch size, a tolerance or an expectat
 
 MANIFEST = {
     "suite": "torchbench",
-    "version": "1.0.0",
+    "version": "1.1.0",
     "accuracy_batch_size": 4,
     "tolerance": {"training": 0.001, "inference": 0.0001},
     "models": {
@@ -45,6 +45,7 @@ MANIFEST = {
         },
         "Background_Matting": {
             "lists": ["training", "inference"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"], "packages": ["tensorboardX"], "unavailable": {"inference": "the model has no inference mode upstream (eval() raises NotImplementedError since 2020)"}},
             "smoke": {"batch_size": 0, "build": {}},
@@ -77,6 +78,7 @@ MANIFEST = {
         },
         "demucs": {
             "lists": ["training", "inference"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 8}},
             "build": {"source": "torchbench", "folder": "models"},
             "smoke": {"batch_size": 2, "build": {}},
@@ -200,6 +202,7 @@ MANIFEST = {
         },
         "drq": {
             "lists": ["training", "inference"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 1}, "inference": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"], "packages": ["gym", "kornia"]},
             "smoke": {"batch_size": 0, "build": {}},
@@ -247,6 +250,7 @@ MANIFEST = {
         },
         "maml": {
             "lists": ["training", "inference"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 1}, "inference": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "the model has no training mode upstream (train() raises NotImplementedError since 2022-07; skip.test.training)"}},
             "smoke": {"batch_size": 0, "build": {}},
@@ -255,6 +259,7 @@ MANIFEST = {
         },
         "maml_omniglot": {
             "lists": ["training", "inference"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 5}, "inference": {"batch_size": 5}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"], "packages": ["higher"]},
             "smoke": {"batch_size": 0, "build": {}},
@@ -356,6 +361,7 @@ MANIFEST = {
         },
         "pyhpc_turbulent_kinetic_energy": {
             "lists": ["training"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "the model has no training mode upstream (no DEFAULT_TRAIN_BSIZE, train() was never implemented; skip.test.training)"}},
             "smoke": {"batch_size": 0, "build": {}},
@@ -365,6 +371,7 @@ MANIFEST = {
         },
         "pytorch_CycleGAN_and_pix2pix": {
             "lists": ["training"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"], "packages": ["dominate"]},
             "smoke": {"batch_size": 0, "build": {}},
@@ -372,6 +379,7 @@ MANIFEST = {
         },
         "pytorch_stargan": {
             "lists": ["training", "inference"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 16}, "inference": {"batch_size": 16}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"]},
             "smoke": {"batch_size": 0, "build": {}},
@@ -380,6 +388,7 @@ MANIFEST = {
         },
         "pytorch_struct": {
             "lists": ["training"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 200}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "removed from pytorch/benchmark on 2023-08-16 (commit bad4e9ac, torchtext dependent)"}},
             "smoke": {"batch_size": 2, "build": {}},
@@ -389,6 +398,7 @@ MANIFEST = {
         },
         "pytorch_unet": {
             "lists": ["training", "inference"],
+            "accuracy_batch_size": 2,
             "modes": {"training": {"batch_size": 1}, "inference": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models"},
             "smoke": {"batch_size": 2, "build": {}},
@@ -436,6 +446,7 @@ MANIFEST = {
         },
         "soft_actor_critic": {
             "lists": ["training", "inference"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 256}, "inference": {"batch_size": 256}},
             "build": {"source": "torchbench", "folder": "models", "packages": ["gymnasium"]},
             "smoke": {"batch_size": 0, "build": {}},
@@ -444,6 +455,7 @@ MANIFEST = {
         },
         "speech_transformer": {
             "lists": ["training", "inference"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 32}, "inference": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"], "packages": ["kaldi_io"]},
             "smoke": {"batch_size": 0, "build": {}},
@@ -505,6 +517,7 @@ MANIFEST = {
         },
         "vision_maskrcnn": {
             "lists": ["training"],
+            "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["random_weights", "data"], "packages": ["pycocotools"]},
             "smoke": {"batch_size": 0, "build": {}},

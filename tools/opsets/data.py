@@ -25,8 +25,11 @@ from compiler.lowering.registry import FAMILY_NAMES, classify, op_tags
 from compiler.starlark_data import load_bzl_literals
 
 SUITES_DIR = Path(__file__).resolve().parent.parent.parent / "suites"
-# The package that builds each suite's models: its version changes the traced graphs.
-SUITE_LIBRARIES = {"timm": ("timm",), "huggingface": ("transformers",), "torchbench": ()}
+# The packages that build each suite's models: their versions change the traced graphs. TorchBench builds
+# torchvision architectures directly and imports timm and transformers in checkout models (timm_*, hf_*); the
+# checkout itself is not versioned here (it may be absent where the check runs): retrace after updating it.
+SUITE_LIBRARIES = {"timm": ("timm",), "huggingface": ("transformers",),
+                   "torchbench": ("torchvision", "timm", "transformers")}
 
 
 def opsets_path(suite: str, suites_dir: Path = SUITES_DIR) -> Path:
