@@ -5,6 +5,8 @@ accuracy is pass/pass_due_to_skip/eager_variation AND its speedup is non-zero, o
 pass_due_to_skip; every record counts in the denominator); geometric mean speedup over passing models
 with a non-zero speedup (no clipping); arithmetic means of compile latency and compression ratio over
 passing models with non-zero values. Our own "skipped" rows are excluded: upstream writes no row.
+A group in which no record has a speedup but some passed accuracy is an accuracy-only run (suites.run
+--plan accuracy): its pass rate is the accuracy pass rate, flagged as such, and it has no speed figures.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class SummaryRow:
     mean_compile_s: float
     mean_compression: float
     device_name: str = ""
+    accuracy_only: bool = False  # no performance was measured: the pass rate is the accuracy check's alone
 
     @property
     def pass_rate(self) -> float:
@@ -79,7 +82,8 @@ def summarize_records(records: Iterable[Record]) -> list[SummaryRow]:
         groups.setdefault((r.suite, r.compiler, r.mode, r.dtype, r.device, r.device_name), []).append(r)
     summary = []
     for (suite, compiler, mode, dtype, device, device_name), group in sorted(groups.items()):
-        passing = [r for r in group if passes(compiler, r.status, r.speedup)]
+        accuracy_only = not any(r.speedup for r in group) and any(r.status in PASSING for r in group)
+        passing = [r for r in group if passes(compiler, r.status, r.speedup, performance_measured=not accuracy_only)]
         speedups = [r.speedup for r in passing if r.speedup != 0]
         compiles = [r.compile_s for r in passing if r.compile_s != 0]
         compressions = [r.compression for r in passing if r.compression != 0]
@@ -88,15 +92,15 @@ def summarize_records(records: Iterable[Record]) -> list[SummaryRow]:
             geomean_speedup=math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else 0.0,
             mean_compile_s=sum(compiles) / len(compiles) if compiles else 0.0,
             mean_compression=sum(compressions) / len(compressions) if compressions else 0.0,
-            device_name=device_name))
+            device_name=device_name, accuracy_only=accuracy_only))
     return summary
 
 
-def passes(compiler: str, status: str, speedup: float) -> bool:
+def passes(compiler: str, status: str, speedup: float, performance_measured: bool = True) -> bool:
     if status == "pass_due_to_skip":
         return True
     in_passing_set = status in PASSING or compiler == "eager"
-    return in_passing_set and speedup != 0
+    return in_passing_set and (speedup != 0 or not performance_measured)
 
 
 def change(new: float, base: float, higher_is_better: bool = True) -> str:
@@ -116,6 +120,8 @@ def render(summary: list[SummaryRow]) -> str:
     for r in summary:
         flag = "" if r.pass_rate >= PASS_RATE_THRESHOLD else " (below 90%)"
         rate = f"{round(r.pass_rate * 100)}%, {r.passed}/{r.total}"
+        if r.accuracy_only:
+            flag += " (accuracy only: no speed figures)"
         device = (r.device_name or r.device)[:16]  # H100 and H200 are both "cuda": name the device
         lines.append(f"{r.suite:12s} {r.compiler:11s} {r.mode:9s} {r.dtype:8s} {device:16s} {rate:>16s} "
                      f"{r.geomean_speedup:7.2f}x {r.mean_compile_s:9.2f} {r.mean_compression:11.2f}{flag}")

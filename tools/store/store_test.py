@@ -16,7 +16,7 @@ from suites.common.result_io import write_result
 from tools.store.__main__ import main
 from tools.store.db import (MIGRATIONS, IngestError, StoreError, connect, count_results, ingest, load_results,
                             tracked_problems)
-from tools.store.hud import summarize
+from tools.store.hud import render, summarize
 from tools.store.store_fixtures import postgres, store_target  # noqa: F401 (fixtures)
 
 
@@ -187,6 +187,16 @@ def test_hud_summary_rules(tmp_path: Path, store_target: str) -> None:
     assert math.isclose(inductor.mean_compile_s, 20.0)
     assert math.isclose(inductor.mean_compression, 1.0)
     assert (rows["eager"].passed, rows["eager"].total) == (1, 1)
+
+
+def test_accuracy_only_run_reports_its_accuracy_pass_rate(tmp_path: Path, store_target: str) -> None:
+    """No speedup anywhere in the group (suites.run --plan accuracy): the pass rate is accuracy's, flagged."""
+    db = connect(store_target)
+    ingest(db, load_results([write(tmp_path, make_result("a", "pass"), make_result("b", "pass"),
+                                   make_result("c", "fail_accuracy"))]))
+    (row,) = summarize(db, "r1")
+    assert (row.passed, row.total, row.accuracy_only, row.geomean_speedup) == (2, 3, True, 0.0)
+    assert "accuracy only" in render([row])
 
 
 def test_cli_round_trip_on_both_dialects(tmp_path: Path, store_target: str, capsys: pytest.CaptureFixture[str]) -> None:
