@@ -37,6 +37,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--suite", required=True, help="suite name (a folder under suites/ with manifest.bzl)")
     parser.add_argument("--model", action="append", default=[], help="model name (repeatable); default: all")
     parser.add_argument("--mode", choices=(*MODES, "both"), default="inference")
+    parser.add_argument("--shard", default="0/1", metavar="I/N",
+                        help="run every N-th of the selected models, starting at the I-th (0-based), to split a suite "
+                             "over several calls of a time-limited machine")
     parser.add_argument("--workload", choices=WORKLOADS, default=None,
                         help="only entries of this workload: forward (a forward pass or training step) or generation")
     parser.add_argument("--backend", required=True, help="a backend of compiler/backend_table.bzl")
@@ -67,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             manifest.model(name)
         backend = get_backend(args.backend)
         _check_parallelism(args)
+        _shard(args.shard)
     except (ManifestError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -74,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     modes = MODES if args.mode == "both" else (args.mode,)
     names = [name for name in args.model or sorted(manifest.models)
              if args.workload in (None, manifest.models[name].workload)]
+    shard, shards = _shard(args.shard)
+    names = names[shard::shards]
     todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
     options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
                             split_processes=args.split_processes, parallel_jobs=args.jobs)
@@ -93,6 +99,16 @@ def main(argv: list[str] | None = None) -> int:
     mismatches = [r for r in results if r.status != r.expected_status]
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        index, total = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard must be I/N with whole numbers, e.g. 0/4, not {text!r}") from None
+    if not 0 <= index < total:
+        raise ValueError(f"--shard {text}: I must be at least 0 and below N")
+    return index, total
 
 
 def _check_parallelism(args: argparse.Namespace) -> None:

@@ -16,6 +16,8 @@ from suites.run import main
     (["--suite", "nope", "--backend", "inductor"], "no manifest for suite 'nope'"),
     (["--suite", "timm", "--backend", "inductor", "--jobs", "2"], "--jobs 2 runs models side by side"),
     (["--suite", "timm", "--backend", "inductor", "--jobs", "0", "--plan", "accuracy"], "--jobs must be at least 1"),
+    (["--suite", "timm", "--backend", "inductor", "--shard", "4/4"], "I must be at least 0 and below N"),
+    (["--suite", "timm", "--backend", "inductor", "--shard", "half"], "--shard must be I/N"),
 ])
 def test_bad_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     assert main([*args, "--device", "cpu", "--out", str(tmp_path)]) == 2

@@ -9,7 +9,9 @@
 #   timing-a             TIMM AMP training (3 models) and a model run with a forced fallback
 #   timing-b             one process vs upstream's two (split) for two models: do the figures agree?
 #   hf-accuracy          every HuggingFace model (not the LLMs) in both modes, accuracy only, 8 at a time
-#   torchbench-accuracy  both TorchBench lists, accuracy only, 8 at a time (reads .torchbench/)
+#   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
+#   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
+#                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call)
 # Timings are only taken one model at a time; side-by-side runs are accuracy-only (suites/run.py refuses
 # otherwise). Wheels carried in .whl/ are installed first (see below). The section's folder is also packed as
 # $OUT/<section>.tgz: the machine returns only a few loose files.
@@ -21,11 +23,13 @@ mkdir -p "$out"
 # .whl/*.whl for every section (expecttest, for OpInfo); .whl/torchbench/*.whl only for TorchBench sections,
 # since some of them (librosa, setuptools<81) would shadow the image's packages for everything else.
 wheels=(.whl/*.whl)
-[[ $section == torchbench* ]] && wheels+=(.whl/torchbench/*.whl)
+torchbench=false
+[[ $section == torchbench* || ${2:-} == torchbench ]] && torchbench=true
+$torchbench && wheels+=(.whl/torchbench/*.whl)
 if compgen -G "${wheels[0]}" >/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "${wheels[@]}"
   export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-  [[ $section == torchbench* ]] && source ci/device/torchbench_env.sh
+  $torchbench && source ci/device/torchbench_env.sh
 fi
 export PYTHONUNBUFFERED=1
 day=$(date +%F)
@@ -97,10 +101,15 @@ case "$section" in
   hf-accuracy)  # optional second argument: inference or training (default both)
     python3 -m suites.run --suite huggingface --device cuda --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy \
       --workload forward --jobs 8 --timeout 400 --run-id "h200-hf-accuracy-$day" --out "$out" ;;
-  torchbench-accuracy)
+  torchbench-accuracy)  # optional second argument: inference or training (default both)
     PARITY_TORCHBENCH_DIR=$PWD/.torchbench python3 -m suites.run --suite torchbench --device cuda \
-      --backend inductor_cudagraphs --mode both --plan accuracy --jobs 8 --timeout 400 \
+      --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy --jobs 10 --timeout 300 \
       --run-id "h200-torchbench-accuracy-$day" --out "$out" ;;
+  performance)
+    suite=${2:?performance SUITE MODE I/N}; mode=${3:?performance SUITE MODE I/N}; shard=${4:-0/1}
+    $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
+    python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
+      --shard "$shard" --timeout 300 --run-id "h200-$suite-$mode-$day" --out "$out/$suite-$mode-${shard/\//of}" ;;
   *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
 esac
 tar -C "$OUT" -czf "$OUT/$section.tgz" "$section"
