@@ -2,8 +2,9 @@
 
 One cold compile serves both in inference. Order: load, fp64 reference, cast, two eager runs (must
 agree), eager warm-up, compiled warm-up (compiles, with empty caches when cold), interleaved timing, then
-the checked compiled run (suites/common/settings.py says which settings apply where). Accuracy references are parked on the host during timing so that they do not
-count towards the device's peak memory.
+the checked compiled run (suites/common/settings.py says which settings apply where). Accuracy
+references are parked on the host during timing so that they do not count towards the device's peak
+memory.
 """
 
 from __future__ import annotations
