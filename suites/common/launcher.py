@@ -60,9 +60,8 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
         try:
             returncode: int | None = proc.wait(timeout=options.timeout_s)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # the child's own children (compile workers) too
-            proc.wait()
             returncode = None
+        _reap(proc)
     wall = time.time() - start
     if returncode is None:
         result = _synthesized(request, "timeout", wall, log_path, pb.Failure(
@@ -79,6 +78,16 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     result.config.parallel_jobs = options.parallel_jobs
     result.compile_time.cold_start = options.inductor_cache is None
     return result
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    """Kills what is left of the child's process group: the child itself after a timeout, and its own children
+    (compile workers) always, since the child ends without tearing them down (child.exit_now)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:  # nothing left
+        pass
+    proc.wait()
 
 
 def _child_env(cache: str, request: ModelRequest, parallel_jobs: int) -> dict[str, str]:
