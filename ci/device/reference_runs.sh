@@ -20,17 +20,9 @@ cd "$(dirname "$0")/../.."
 section="${1:?usage: reference_runs.sh SECTION (see the header)}"
 out="${OUT:?set OUT to the folder results go to}/$section"
 mkdir -p "$out"
-# .whl/*.whl for every section (expecttest, for OpInfo); .whl/torchbench/*.whl only for TorchBench sections,
-# since some of them (librosa, setuptools<81) would shadow the image's packages for everything else.
-wheels=(.whl/*.whl)
 torchbench=false
 [[ $section == torchbench* || ${2:-} == torchbench ]] && torchbench=true
-$torchbench && wheels+=(.whl/torchbench/*.whl)
-if compgen -G "${wheels[0]}" >/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "${wheels[@]}"
-  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-  $torchbench && source ci/device/torchbench_env.sh
-fi
+if $torchbench; then source ci/device/install_wheels.sh torchbench; else source ci/device/install_wheels.sh; fi
 export PYTHONUNBUFFERED=1
 day=$(date +%F)
 timm=(python3 -m suites.run --suite timm --device cuda --backend inductor_cudagraphs)
