@@ -85,3 +85,30 @@ def test_a_failed_trace_depends_on_every_family(toy: Path) -> None:
                                     '"trace_error": "boom",\n            "families": ' + str(list(FAMILY_NAMES)).replace("'", '"'))
     path.write_text(text)
     assert stale_reasons("toy", toy) == []
+
+
+def test_a_model_that_cannot_be_built_on_meta_is_built_on_the_cpu_at_smoke_size() -> None:
+    """Construction that reads tensor values fails on the meta device; the real smoke build stands in."""
+    import types
+
+    import torch
+
+    from tools.opsets.trace import _build
+
+    built = []
+
+    def build(entry: object, mode: str, device: str, smoke: bool, batch_size: int) -> str:
+        if torch.empty(1).is_meta:  # the ambient device is meta
+            torch.ones(1).item()    # raises: Tensor.item() cannot be called on meta tensors
+        built.append((device, smoke, batch_size))
+        return "workload"
+
+    entry = types.SimpleNamespace(batch_sizes={"inference": 64}, smoke_batch_size=2)
+    assert _build(build, entry, "inference") == "workload"
+    assert built == [("cpu", True, 2)]
+
+    def broken(entry: object, mode: str, device: str, smoke: bool, batch_size: int) -> str:
+        raise ValueError("a model bug, not a meta-device limitation")
+
+    with pytest.raises(ValueError, match="model bug"):  # other errors are not retried
+        _build(broken, entry, "inference")

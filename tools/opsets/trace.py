@@ -1,9 +1,10 @@
 """Traces one model of a suite to its ATen op set, on fake tensors (no real compute, no device).
 
 The model is built from its manifest entry (full size) on the meta device, then materialised as fake
-CPU tensors; one iteration (forward for inference; forward, loss and backward for training, under
-autocast as the harness runs it) goes through Dynamo and AOTAutograd with no decompositions beyond
-the ones every backend sees. The op set is every OpOverload and higher-order op in the forward and
+CPU tensors. A model whose construction cannot run on the meta device (it reads tensor values, e.g.
+`.item()`) is built for real on the CPU at its smoke batch size instead (the same architecture). One
+iteration (forward for inference; forward, loss and backward for training, under autocast as the harness
+runs it) goes through Dynamo and AOTAutograd with no decompositions beyond the ones every backend sees. The op set is every OpOverload and higher-order op in the forward and
 backward graphs: what a compile backend (Inductor included) receives.
 """
 
@@ -39,6 +40,21 @@ def _graph_ops(gm: torch.fx.GraphModule) -> set[str]:
     return ops
 
 
+# What a construction that needs real tensor values raises on the meta device.
+_META_BUILD_ERRORS = ("cannot be called on meta tensors", "Cannot copy out of meta tensor", "meta not supported")
+
+
+def _build(build: Any, entry: Any, mode: str) -> Any:
+    """The full-size model on the meta device; a real CPU build at the smoke batch size when that fails."""
+    try:
+        with torch.device("meta"):
+            return build(entry, mode, "meta", False, entry.batch_sizes[mode])
+    except Exception as exc:  # noqa: BLE001 (only the meta-device failures below fall back)
+        if not any(marker in str(exc) for marker in _META_BUILD_ERRORS):
+            raise
+    return build(entry, mode, "cpu", True, entry.smoke_batch_size)
+
+
 def trace_ops(suite: str, model: str, mode: str) -> set[str]:
     """The ATen op set of `model` in `mode` (training / inference), as the harness would compile it."""
     from functorch.compile import make_boxed_func
@@ -53,8 +69,7 @@ def trace_ops(suite: str, model: str, mode: str) -> set[str]:
     if mode not in entry.modes:
         raise ValueError(f"{suite}/{model} does not take part in {mode} (modes: {', '.join(entry.modes)})")
     build = importlib.import_module(f"suites.{suite}.loader").build
-    with torch.device("meta"):
-        workload = build(entry, mode, "meta", False, entry.batch_sizes[mode])
+    workload = _build(build, entry, mode)
 
     ops: set[str] = set()
 
