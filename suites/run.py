@@ -70,16 +70,14 @@ def main(argv: list[str] | None = None) -> int:
             manifest.model(name)
         backend = get_backend(args.backend)
         _check_parallelism(args)
-        _shard(args.shard)
+        shard, shards = _shard(args.shard)
     except (ManifestError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     run_id = args.run_id or f"{socket.gethostname()}-{time.strftime('%Y%m%dT%H%M%S')}"
     modes = MODES if args.mode == "both" else (args.mode,)
     names = [name for name in args.model or sorted(manifest.models)
-             if args.workload in (None, manifest.models[name].workload)]
-    shard, shards = _shard(args.shard)
-    names = names[shard::shards]
+             if args.workload in (None, manifest.models[name].workload)][shard::shards]
     todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
     options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
                             split_processes=args.split_processes, parallel_jobs=args.jobs)

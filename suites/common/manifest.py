@@ -194,10 +194,11 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
     speedup_target = raw.get("speedup_target", 1.0)
     _require(isinstance(speedup_target, (int, float)) and not isinstance(speedup_target, bool) and speedup_target > 0,
              where, "speedup_target must be a number > 0")
-    accuracy_batch_size = raw.get("accuracy_batch_size", 0)
-    _require(accuracy_batch_size == "own" or (isinstance(accuracy_batch_size, int) and accuracy_batch_size > 0
-                                              and not isinstance(accuracy_batch_size, bool)) or
-             "accuracy_batch_size" not in raw, where, 'accuracy_batch_size must be a positive int or "own"')
+    accuracy_batch_size = raw.get("accuracy_batch_size", 0)  # 0: absent, the suite's
+    if "accuracy_batch_size" in raw:
+        _require(accuracy_batch_size == "own" or (isinstance(accuracy_batch_size, int) and accuracy_batch_size > 0
+                                                  and not isinstance(accuracy_batch_size, bool)),
+                 where, 'accuracy_batch_size must be a positive int or "own"')
     _require(isinstance(raw.get("presubmit", True), bool), where, "presubmit must be True or False")
     compiled_modes = raw.get("presubmit_compile", [])
     _require(isinstance(compiled_modes, list) and set(compiled_modes) <= set(batch_sizes), where,

@@ -195,7 +195,7 @@ class ModelRun:
             pristine = copy.deepcopy(model).to("cpu") if self.training and self.plan.check_accuracy else None
             compiled = self.backend.compile(iteration.__call__, device)
             # Timing under upstream's performance settings, with the run's one cold compile; the checked run
-            # below changes settings that Dynamo guards on, so it recompiles from warm caches (settings.py).
+            # below reuses it in inference and recompiles in training (settings.py, _check_settings).
             if self.plan.measure_performance:
                 with performance_settings():
                     with self._phase("performance"):
@@ -296,17 +296,17 @@ class ModelRun:
                        self.entry.larger_multiplier_for_smaller_tensor)
 
     # -- helpers ----------------------------------------------------------------------------------
-    def _check_settings(self, checked: Callable[[], contextlib.AbstractContextManager[Any]]
-                        ) -> contextlib.AbstractContextManager[Any]:
+    @contextlib.contextmanager
+    def _check_settings(self, checked: Callable[[], contextlib.AbstractContextManager[Any]]) -> Iterator[None]:
         """Settings of the checked compiled run. Inference after timing checks the timed artifact itself: the
         guards it was compiled under, and a recompile is an error. Training recompiles under the accuracy
         settings, because fallback_random (dropout masks equal to eager's) is fixed at compile time."""
         if self.training or not self.plan.measure_performance:
-            return checked()
-        stack = contextlib.ExitStack()
-        stack.enter_context(performance_settings())
-        stack.enter_context(torch.compiler.set_stance("fail_on_recompile"))
-        return stack
+            with checked():
+                yield
+        else:
+            with performance_settings(), torch.compiler.set_stance("fail_on_recompile"):
+                yield
 
     @contextlib.contextmanager
     def _phase(self, name: str) -> Iterator[None]:

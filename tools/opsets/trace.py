@@ -4,8 +4,9 @@ The model is built from its manifest entry (full size) on the meta device, then 
 CPU tensors. A model whose construction cannot run on the meta device (it reads tensor values, e.g.
 `.item()`) is built for real on the CPU at its smoke batch size instead (the same architecture). One
 iteration (forward for inference; forward, loss and backward for training, under autocast as the harness
-runs it) goes through Dynamo and AOTAutograd with no decompositions beyond the ones every backend sees. The op set is every OpOverload and higher-order op in the forward and
-backward graphs: what a compile backend (Inductor included) receives.
+runs it) goes through Dynamo and AOTAutograd with no decompositions beyond the ones every backend sees.
+The op set is every OpOverload and higher-order op in the forward and backward graphs: what a compile
+backend (Inductor included) receives.
 """
 
 from __future__ import annotations
