@@ -8,6 +8,9 @@
 #   opinfo               the OpInfo suite alone
 #   timing-a             TIMM AMP training (3 models) and a model run with a forced fallback
 #   timing-b             one process vs upstream's two (split) for two models: do the figures agree?
+#   timing-c             why single-process eager is slower: performance-only runs with and without the
+#                        deterministic-cuBLAS variable the launcher sets for accuracy children, and a
+#                        profiled single run (every model analysed)
 #   hf-accuracy          every HuggingFace model (not the LLMs) in both modes, accuracy only, 8 at a time
 #   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
@@ -89,6 +92,17 @@ case "$section" in
       "${timm[@]}" --mode inference --timeout 150 --split-processes --run-id "h200-split-$day" --out "$out/split" \
         --model "$model"
       "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-2-$day" --out "$out/single-2" --model "$model"
+    done ;;
+  timing-c)
+    for model in deit_base_distilled_patch16_224 deit_tiny_patch16_224.fb_in1k; do
+      for round in 1 2; do
+        "${timm[@]}" --mode inference --timeout 150 --plan performance --run-id "h200-perf-$round-$day" \
+          --out "$out/perf-$round" --model "$model"
+        CUBLAS_WORKSPACE_CONFIG=:4096:8 "${timm[@]}" --mode inference --timeout 150 --plan performance \
+          --run-id "h200-perf-cublas-$round-$day" --out "$out/perf-cublas-$round" --model "$model"
+      done
+      PARITY_BOTTLENECK_TARGET=100 "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-profiled-$day" \
+        --out "$out/single-profiled" --model "$model"
     done ;;
   hf-accuracy)  # optional second argument: inference or training (default both)
     python3 -m suites.run --suite huggingface --device cuda --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy \
