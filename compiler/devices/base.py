@@ -65,6 +65,10 @@ class DeviceAdapter(ABC):
         """The community creates an optimizer for training only on accelerators, never on CPU."""
         return True
 
+    def prepare_deterministic_runs(self) -> None:
+        """Process-wide set-up that deterministic algorithms need on this device; called once in a model process
+        that checks accuracy, before the model is built."""
+
     @contextlib.contextmanager
     def determinism(self) -> Iterator[None]:
         """Device knobs that make repeated eager runs bit-identical (and are not Dynamo guards)."""

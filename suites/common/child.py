@@ -53,6 +53,8 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.M
             result.failure.message = availability.reason
         else:
             device_info = device.info()
+            if request.run_plan().check_accuracy:
+                device.prepare_deterministic_runs()
             loader_module = importlib.import_module(f"suites.{request.suite}.loader")
             if entry.workload == "generation":  # LLM entries: timed through generate()
                 from suites.common.generation_run import GenerationRun
