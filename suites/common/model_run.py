@@ -175,7 +175,10 @@ class ModelRun:
         grad_mode = torch.enable_grad() if self.training else torch.no_grad()
 
         def checked() -> contextlib.AbstractContextManager[Any]:
-            return accuracy_settings(deterministic_algorithms=True) if self.plan.check_accuracy else contextlib.nullcontext()
+            if not self.plan.check_accuracy:
+                return contextlib.nullcontext()
+            # Eager runs checked against the timed artifact share its matmul precision (settings.py).
+            return accuracy_settings(deterministic_algorithms=True, reduced_precision=self._checks_timed_artifact)
 
         with grad_mode, torch._inductor.config.patch(self.entry.inductor_config), \
                 forced_fallbacks(self._fallback_policy):
@@ -296,12 +299,17 @@ class ModelRun:
                        self.entry.larger_multiplier_for_smaller_tensor)
 
     # -- helpers ----------------------------------------------------------------------------------
+    @property
+    def _checks_timed_artifact(self) -> bool:
+        """Inference with timing checks the artifact it timed; training and accuracy-only runs compile for the check."""
+        return not self.training and self.plan.measure_performance
+
     @contextlib.contextmanager
     def _check_settings(self, checked: Callable[[], contextlib.AbstractContextManager[Any]]) -> Iterator[None]:
         """Settings of the checked compiled run. Inference after timing checks the timed artifact itself: the
         guards it was compiled under, and a recompile is an error. Training recompiles under the accuracy
         settings, because fallback_random (dropout masks equal to eager's) is fixed at compile time."""
-        if self.training or not self.plan.measure_performance:
+        if not self._checks_timed_artifact:
             with checked():
                 yield
         else:
