@@ -42,7 +42,7 @@ class CudaAdapter(DeviceAdapter):
         # PyTorch's deterministic mode refuses cuBLAS unless CUBLAS_WORKSPACE_CONFIG is set when its first cuBLAS
         # op runs (it reads the variable once). cuBLAS needs it only for several streams: on one stream it is
         # bit-reproducible by design (NVIDIA's reproducibility note). Set before CUDA started, the variable made
-        # eager deit_base 2.4x slower on the H200 (14.8-15.7 vs 6.3 ms, suites/timm/reference/README.md), which
+        # eager deit_base 2.3-2.5x slower on the H200 (14.8-15.7 vs 6.3 ms, suites/timm/reference/README.md), which
         # skewed the single process's speedups; so this thread's cuBLAS handle is made first, without it.
         torch.cuda.current_blas_handle()
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
