@@ -12,7 +12,7 @@ from opinfo import summaries, table
 from opinfo.catalog import CatalogError, get_group, group_of, groups, op_db, select_cases
 from opinfo.results import read_result
 from opinfo.run import RunOptions, _decide, run_suite
-from opinfo.run_case import CaseRun, SampleFailure, _compare, _fp64_agrees
+from opinfo.run_case import CaseRun, SampleFailure, _compare, _fp64_agrees, _output_depends_on_data
 from opinfo.tables import PASS, Expectation, TableError, Tolerance, load_expectations, load_tolerances
 
 
@@ -42,6 +42,21 @@ def test_xfail_inside_the_fp32_scope_is_rejected(tmp_path: Path) -> None:
         load_expectations("tpu", tmp_path)
 
 
+def test_entries_for_every_device_come_from_any_json(tmp_path: Path) -> None:
+    def write(device: str, entries: list[dict]) -> None:
+        (tmp_path / f"{device}.json").write_text(json.dumps({"version": "1", "device": device, "entries": entries}))
+
+    write("any", [{"op": "resize_", "dtypes": ["*"], "outcome": "SKIP", "reason": "Dynamo does not trace it"}])
+    write("cpu", [{"op": "sin", "dtypes": ["float16"], "outcome": "SKIP", "reason": "not in scope"}])
+    cpu = load_expectations("cpu", tmp_path)
+    assert cpu.lookup("resize_", "float32") == Expectation("SKIP", "Dynamo does not trace it")
+    assert cpu.lookup("sin", "float16").reason == "not in scope"
+    assert cpu.sha256 != load_expectations("any", tmp_path).sha256  # provenance covers both files
+    write("cpu", [{"op": "resize_", "dtypes": ["*"], "outcome": "SKIP", "reason": "twice"}])
+    with pytest.raises(TableError, match="is also in"):
+        load_expectations("cpu", tmp_path)
+
+
 def test_every_op_has_one_group_and_groups_name_real_families() -> None:
     from compiler.lowering.registry import FAMILY_NAMES
 
@@ -67,6 +82,17 @@ def test_decisions() -> None:
     assert _decide(None, Expectation("SKIP", "why")) == ("SKIP", "why")
     assert _decide(CaseRun(total=3, eager_unsupported=3), PASS)[0] == "SKIP"
     assert CaseRun(inductor_graphs=1).lowering == "NATIVE"
+    assert CaseRun(total=1, passed=1).lowering == "NOT_COMPILED"
+    assert CaseRun(total=1, failed=1).lowering == "UNSPECIFIED"
+
+
+def test_only_data_dependent_outputs_may_skip_inductor() -> None:
+    """The community's nopython rule, decided by a FakeTensor run of the sample; everything else must compile
+    fullgraph and reach Inductor."""
+    x = torch.tensor([0.0, 1.0, 2.0])
+    assert _output_depends_on_data(torch.nonzero, ((x,), {}))
+    assert _output_depends_on_data(lambda t: t.item(), ((x[:1],), {}))
+    assert not _output_depends_on_data(torch.sin, ((x,), {}))
 
 
 def test_comparison_catches_differences() -> None:

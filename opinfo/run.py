@@ -42,7 +42,8 @@ from opinfo.tables import Expectation, load_expectations, load_tolerances  # noq
 _OUTCOME = {"PASS": opinfo_pb2.OPINFO_OUTCOME_PASS, "FAIL": opinfo_pb2.OPINFO_OUTCOME_FAIL,
             "SKIP": opinfo_pb2.OPINFO_OUTCOME_SKIP, "XFAIL": opinfo_pb2.OPINFO_OUTCOME_XFAIL}
 _LOWERING = {"UNSPECIFIED": opinfo_pb2.LOWERING_UNSPECIFIED, "NATIVE": opinfo_pb2.LOWERING_NATIVE,
-             "FALLBACK": opinfo_pb2.LOWERING_FALLBACK, "MIXED": opinfo_pb2.LOWERING_MIXED}
+             "FALLBACK": opinfo_pb2.LOWERING_FALLBACK, "MIXED": opinfo_pb2.LOWERING_MIXED,
+             "NOT_COMPILED": opinfo_pb2.LOWERING_NOT_COMPILED}
 
 
 @dataclass(frozen=True)

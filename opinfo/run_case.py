@@ -5,7 +5,9 @@ its own, static shapes), eager on a stride-preserving copy of the inputs, the co
 outputs and mutated inputs compared with the case's tolerance (NaNs equal, dtypes exact, strides not),
 gradients compared from the same random cotangents where requested (when eager's own backward raises,
 the sample's gradients are outside the scope). Ops that draw random numbers (torch's `nondeterministic_seeded`
-tag) and ops whose tolerance says so compare shapes and dtypes only.
+tag) and ops whose tolerance says so compare shapes and dtypes only. The compile is fullgraph and must
+reach Inductor, unless a FakeTensor run of the sample shows that its output depends on the data (then Dynamo
+may run it eagerly: lowering NOT_COMPILED); Inductor's generated code asserts its dtypes.
 
 A value beyond the tolerance from eager is then judged as the community judges models: against an fp64
 run of the same sample, with torch._dynamo.utils.same (compiled no farther from fp64 than eager, by RMSE).
@@ -68,9 +70,10 @@ class CaseRun:
 
     @property
     def lowering(self) -> str:
-        """NATIVE / FALLBACK / MIXED over all samples; UNSPECIFIED when nothing reached Inductor."""
+        """NATIVE / FALLBACK / MIXED over all samples; NOT_COMPILED when samples passed without reaching Inductor
+        (data-dependent outputs only); UNSPECIFIED when nothing passed or reached Inductor."""
         if self.inductor_graphs == 0:
-            return "UNSPECIFIED"
+            return "NOT_COMPILED" if self.passed else "UNSPECIFIED"
         if not self.fallbacks:
             return "NATIVE"
         return "MIXED" if self.generated_kernels else "FALLBACK"
@@ -168,6 +171,32 @@ def _counting_inductor() -> Iterator[tuple[Callable[..., Any], list[int]]]:
     yield backend, graphs
 
 
+@contextlib.contextmanager
+def _community_checks() -> Iterator[None]:
+    """Checks the community's OpInfo test switches on: dtype asserts in the generated code (Triton at run time,
+    C++ at compile time), and an error where AOTAutograd would otherwise compile unsafely."""
+    dtype_asserts = {"test_configs.runtime_triton_dtype_assert": True, "test_configs.static_cpp_dtype_assert": True}
+    with torch._inductor.config.patch(dtype_asserts), torch._dynamo.config.patch(raise_on_unsafe_aot_autograd=True):
+        yield
+
+
+def _output_depends_on_data(call: Callable[..., Any], inputs: Any) -> bool:
+    """The community's nopython rule: a FakeTensor run that needs real data (an output shape or value that
+    depends on it) lets the compile break the graph; any other error is left to the compiled run to show."""
+    from torch._dispatch.python import enable_python_dispatcher
+    from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException, FakeTensorMode
+
+    try:
+        with FakeTensorMode() as mode, enable_python_dispatcher():
+            args, kwargs = pytree.tree_map_only(torch.Tensor, mode.from_tensor, inputs)
+            call(*args, **kwargs)
+    except (DataDependentOutputException, DynamicOutputShapeException):
+        return True
+    except Exception:  # noqa: BLE001 (not this rule's concern)
+        return False
+    return False
+
+
 def _describe(sample: Any) -> str:
     text = sample.summary() if hasattr(sample, "summary") else repr(sample)
     return text[:600]
@@ -222,15 +251,18 @@ def _run_compiled(run: CaseRun, call: Callable[..., Any], inputs: Any, eager_inp
                   run_and_get_code: Any, metrics: Any) -> tuple[str, str, str] | None:
     """Compiles and checks one sample; returns (phase, exception type, message) on failure."""
     args, kwargs = _clone(inputs)
+    fullgraph = not _output_depends_on_data(call, (args, kwargs))
     torch._dynamo.reset()
     kernels_before = metrics.generated_kernel_count
-    with _counting_inductor() as (backend, graphs), record_fallback_kernels() as seen:
+    with _counting_inductor() as (backend, graphs), record_fallback_kernels() as seen, _community_checks():
         try:
             torch.manual_seed(index)
-            actual, codes = run_and_get_code(torch.compile(call, backend=backend), *args, **kwargs)
+            actual, codes = run_and_get_code(torch.compile(call, backend=backend, fullgraph=fullgraph), *args, **kwargs)
         except Exception as exc:  # noqa: BLE001 (classified, not hidden)
             phase = PHASE_COMPILE if "BackendCompilerFailed" in type(exc).__name__ else PHASE_RUN
             return phase, type(exc).__name__, str(exc)[:2000]
+    if fullgraph and not graphs[0]:
+        return PHASE_COMPILE, "InductorNotCalled", "the compiled call ran without handing Inductor a graph"
     run.inductor_graphs += graphs[0]
     run.generated_kernels += metrics.generated_kernel_count - kernels_before
     run.fallbacks.update(seen)

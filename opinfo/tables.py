@@ -1,6 +1,7 @@
 """The OpInfo suite's data tables: expectations per device and per-op tolerances (JSON files, validated).
 
-expectations/<device>.json: {"version", "device", "entries": [{"op", "dtypes", "outcome", "reason"}]}
+expectations/<device>.json: {"version", "device", "entries": [{"op", "dtypes", "outcome", "reason"}]}; any.json
+  ("device": "any") holds the entries of every device.
   op: OpInfo full name ("name" or "name.variant"); dtypes: dtype names or ["*"]; outcome: SKIP or XFAIL.
   No XFAIL may cover a dtype of the supported scope (float32): there every case eager supports must pass.
 tolerances.json: {"version", "default": {dtype: {"atol", "rtol"}}, "ops": [{"op", "dtypes", "atol", "rtol",
@@ -22,6 +23,7 @@ EXPECTATIONS_DIR = OPINFO_DIR / "expectations"
 TOLERANCES_JSON = OPINFO_DIR / "tolerances.json"
 SCOPE_DTYPES = frozenset(dtype_name(d) for d in FP32_SCOPE)
 OUTCOMES = ("SKIP", "XFAIL")
+ANY_DEVICE = "any"  # expectations/any.json: entries that hold on every device (what torch.compile cannot trace)
 
 
 class TableError(ValueError):
@@ -76,7 +78,21 @@ class Expectations:
 
 
 def load_expectations(device: str, directory: Path = EXPECTATIONS_DIR) -> Expectations:
-    path = directory / f"{device}.json"
+    """The device's table, with the entries of expectations/any.json (those that hold on every device)."""
+    own = _load_table(directory / f"{device}.json", device)
+    shared_path = directory / f"{ANY_DEVICE}.json"
+    if device == ANY_DEVICE or not shared_path.exists():
+        return own
+    shared = _load_table(shared_path, ANY_DEVICE)
+    clash = sorted(own.entries.keys() & shared.entries.keys())
+    if clash:
+        raise TableError(f"{directory / f'{device}.json'}: {clash[0][0]} / {clash[0][1]} is also in {shared_path}: "
+                         "keep one")
+    sha = hashlib.sha256(f"{shared.sha256}:{own.sha256}".encode()).hexdigest()
+    return Expectations(device, own.version, sha, {**shared.entries, **own.entries})
+
+
+def _load_table(path: Path, device: str) -> Expectations:
     if not path.exists():
         raise TableError(f"no expectation table for device {device!r}: create {path} "
                          '({"version": "1", "device": "...", "entries": []})')

@@ -438,7 +438,8 @@ def render_opinfo(ctx: Context) -> str:
         counts[_name(opinfo_pb2.OpInfoOutcome, r.outcome, "OPINFO_OUTCOME_")] += 1
         counts["lowering " + _name(opinfo_pb2.Lowering, r.lowering, "LOWERING_")] += 1
         counts["total"] += 1
-    lowerings = ("native", "mixed", "fallback")
+    lowerings = {"native": "lowered native", "mixed": "lowered mixed", "fallback": "lowered fallback",
+                 "not_compiled": "not compiled (data-dependent)"}
     rows = [f'<tr data-group="{esc(group)}"><td>{esc(device)}</td><td>{esc(group)}</td><td>{esc(family)}</td>'
             f"<td>{counts['total']}</td>" + "".join(f'<td data-outcome="{o}">{counts[o]}</td>' for o in outcomes)
             + "".join(f"<td>{counts['lowering ' + low]}</td>" for low in lowerings) + "</tr>"
@@ -458,7 +459,7 @@ def render_opinfo(ctx: Context) -> str:
     return (f'<p>OpInfo run <b data-run="opinfo">{esc(run)}</b>: <span id="opinfo-count">{len(found)}</span> '
             "cases (op, variant, dtype, device).</p>"
             + chart("opinfo-outcomes", config, "Outcomes per op group", height_px=320)
-            + table(["device", "group", "lowering family", "cases", *outcomes, *(f"lowered {x}" for x in lowerings)],
+            + table(["device", "group", "lowering family", "cases", *outcomes, *lowerings.values()],
                     rows, "opinfo-groups")
             + f"<h2>Not passing ({len(problems)})</h2>"
             + table(["op", "dtype", "group", "outcome", "expected", "reason", "log"], problem_rows, "opinfo-problems"))
