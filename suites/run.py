@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import socket
 import sys
 import time
@@ -27,7 +28,7 @@ ensure_generated()
 from compiler.backends import get_backend  # noqa: E402
 from compiler.devices.registry import known_devices  # noqa: E402
 from parity.v1 import results_pb2 as pb  # noqa: E402
-from suites.common.launcher import LaunchOptions, run_model  # noqa: E402
+from suites.common.launcher import LaunchOptions, run_model, stop_running_children  # noqa: E402
 from suites.common.manifest import MODES, WORKLOADS, ManifestError, load_manifest  # noqa: E402
 from suites.common.request import PLANS, ModelRequest  # noqa: E402
 
@@ -88,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                              smoke=args.smoke, batch_size=args.batch_size, plan=args.plan, repeats=args.repeats,
                              warmup=args.warmup, run_id=run_id) for name, mode in todo]
     results: list[pb.ModelResult] = [pb.ModelResult()] * len(requests)
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop, _stopped)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # threads only wait on their child processes
         running = {pool.submit(run_model, request, args.out, options): index for index, request in enumerate(requests)}
         for done, future in enumerate(as_completed(running), 1):
@@ -97,6 +100,15 @@ def main(argv: list[str] | None = None) -> int:
     mismatches = [r for r in results if r.status != r.expected_status]
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
+
+
+def _stopped(signum: int, _frame: object) -> None:
+    """SIGTERM (e.g. an outer `timeout`) or Ctrl-C: no model process may outlive the run on the device. Results
+    already written stay; the models that were running get none."""
+    killed = stop_running_children()
+    print(f"[parity] stopped by {signal.Signals(signum).name}: killed {killed} running model process(es); "
+          "finished results are in place", file=sys.stderr, flush=True)
+    os._exit(128 + signum)
 
 
 def _shard(text: str) -> tuple[int, int]:

@@ -17,12 +17,14 @@
 #                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call)
 # Timings are only taken one model at a time; side-by-side runs are accuracy-only (suites/run.py refuses
 # otherwise). Wheels carried in .whl/ are installed first (see below). The section's folder is also packed as
-# $OUT/<section>.tgz: the machine returns only a few loose files.
+# $OUT/<section>.tgz, even when the section is cut short: the machine returns only a few loose files.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 section="${1:?usage: reference_runs.sh SECTION (see the header)}"
 out="${OUT:?set OUT to the folder results go to}/$section"
 mkdir -p "$out"
+# Packed on any exit, so a section stopped by an outer `timeout` still brings back what it finished.
+trap 'tar -C "$OUT" -czf "$OUT/$section.tgz" "$section"' EXIT
 torchbench=false
 [[ $section == torchbench* || ${2:-} == torchbench ]] && torchbench=true
 if $torchbench; then source ci/device/install_wheels.sh torchbench; else source ci/device/install_wheels.sh; fi
@@ -118,5 +120,4 @@ case "$section" in
       --shard "$shard" --timeout 300 --run-id "h200-$suite-$mode-$day" --out "$out/$suite-$mode-${shard/\//of}" ;;
   *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
 esac
-tar -C "$OUT" -czf "$OUT/$section.tgz" "$section"
 echo "[reference_runs] $section done"

@@ -1,7 +1,8 @@
 """Runs a model request in a child process with a timeout; always returns a classified result.
 
 A child that hangs is killed (its whole process group) and classified `timeout`; one that dies from a
-signal or exits without writing its result is classified `crash`, with its log tail kept.
+signal or exits without writing its result is classified `crash`, with its log tail kept. When the launcher
+itself is stopped, stop_running_children() kills every child still running, so none outlives it on the device.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,6 +24,8 @@ from suites.common.request import ModelRequest
 from suites.common.result_io import ResultFileError, read_result, write_result
 
 LOG_TAIL_CHARS = 4000
+_running: set[subprocess.Popen[bytes]] = set()  # children of this process, across the launcher's threads
+_running_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,15 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
         cache = str(options.inductor_cache or fresh_cache)
         env = _child_env(cache, request, options.parallel_jobs)
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        with _running_lock:
+            _running.add(proc)
         try:
             returncode: int | None = proc.wait(timeout=options.timeout_s)
         except subprocess.TimeoutExpired:
             returncode = None
+        finally:
+            with _running_lock:
+                _running.discard(proc)
         _reap(proc)
     wall = time.time() - start
     if returncode is None:
@@ -80,14 +89,27 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     return result
 
 
+def stop_running_children() -> int:
+    """Kills the process group of every child still running (the launcher is being stopped); returns how many."""
+    with _running_lock:
+        running = list(_running)
+    for proc in running:
+        _kill_group(proc)
+    return len(running)
+
+
 def _reap(proc: subprocess.Popen[bytes]) -> None:
     """Kills what is left of the child's process group: the child itself after a timeout, and its own children
     (compile workers) always, since the child ends without tearing them down (child.exit_now)."""
+    _kill_group(proc)
+    proc.wait()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:  # nothing left
         pass
-    proc.wait()
 
 
 def _child_env(cache: str, request: ModelRequest, parallel_jobs: int) -> dict[str, str]:
