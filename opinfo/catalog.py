@@ -25,6 +25,14 @@ COMMUNITY_DTYPES: tuple[torch.dtype, ...] = (
 # High-precision mode's supported scope: what the acceptance counts (every eager-supported case passes).
 FP32_SCOPE: tuple[torch.dtype, ...] = (torch.float32,)
 DTYPE_SETS = {"fp32": FP32_SCOPE, "community": COMMUNITY_DTYPES}
+# Ops whose every sample runs even when a run takes the first sample only (the community test's
+# inductor_all_samples): their samples differ in kind (layouts, dims, scalar forms), not just in size.
+ALWAYS_ALL_SAMPLES = frozenset({
+    "H", "T", "all", "amax", "amin", "arange", "diagonal", "diagonal_copy", "diagonal_scatter", "index_add",
+    "index_copy", "index_reduce.amax", "index_reduce.amin", "index_reduce.mean", "index_reduce.prod", "isinf",
+    "isneginf", "isposinf", "mH", "mT", "nan_to_num", "rsub", "scatter_reduce.sum", "select_scatter",
+    "softmax.with_dtype", "squeeze", "sum", "triu", "unfold", "unsqueeze",
+})
 
 
 class CatalogError(ValueError):

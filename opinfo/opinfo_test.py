@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from opinfo import summaries, table
-from opinfo.catalog import CatalogError, get_group, group_of, groups, op_db, select_cases
+from opinfo.catalog import ALWAYS_ALL_SAMPLES, CatalogError, get_group, group_of, groups, op_db, select_cases
 from opinfo.results import read_result
-from opinfo.run import RunOptions, _decide, run_suite
+from opinfo.run import RunOptions, _decide, _samples_for, run_suite
 from opinfo.run_case import CaseRun, SampleFailure, _compare, _fp64_agrees, _output_depends_on_data
 from opinfo.tables import PASS, Expectation, TableError, Tolerance, load_expectations, load_tolerances
 
@@ -40,6 +40,13 @@ def test_xfail_inside_the_fp32_scope_is_rejected(tmp_path: Path) -> None:
     assert table_.lookup("sin", "float32") is PASS
     with pytest.raises(TableError, match="no expectation table for device 'tpu'"):
         load_expectations("tpu", tmp_path)
+
+
+def test_ops_the_community_always_runs_whole_exist_and_keep_every_sample() -> None:
+    cases = {case.full_name: case for case in select_cases(None, "cpu", (torch.float32,))}
+    assert ALWAYS_ALL_SAMPLES <= set(cases), sorted(ALWAYS_ALL_SAMPLES - set(cases))
+    assert _samples_for(cases["sum"], 1) is None
+    assert _samples_for(cases["sin"], 1) == 1
 
 
 def test_entries_for_every_device_come_from_any_json(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ from compiler.fallback.force import forced_fallbacks  # noqa: E402
 from compiler.fallback.policy import policy_for  # noqa: E402
 from compiler.precision import high_precision  # noqa: E402
 from opinfo import results  # noqa: E402
-from opinfo.catalog import DTYPE_SETS, OpCase, get_group, select_cases  # noqa: E402
+from opinfo.catalog import ALWAYS_ALL_SAMPLES, DTYPE_SETS, OpCase, get_group, select_cases  # noqa: E402
 from opinfo.run_case import CaseRun, run_case  # noqa: E402
 from opinfo.tables import Expectation, load_expectations, load_tolerances  # noqa: E402
 
@@ -94,6 +94,11 @@ def _decide(run: CaseRun | None, expectation: Expectation) -> tuple[str, str]:
             return "XFAIL", expectation.reason
         return "FAIL", detail[:500]
     return "PASS", ""
+
+
+def _samples_for(case: OpCase, max_samples: int | None) -> int | None:
+    """--max-samples, except for the ops the community always runs with every sample."""
+    return None if case.full_name in ALWAYS_ALL_SAMPLES else max_samples
 
 
 def _this_shard(cases: list[OpCase]) -> list[OpCase]:
@@ -161,7 +166,7 @@ def _run_one(case: OpCase, options: RunOptions, expectations: Any, tolerances: A
     expectation = expectations.lookup(case.full_name, case.dtype_name)
     tol = tolerances.lookup(case.full_name, case.name, case.dtype_name)
     run = None if expectation.outcome == "SKIP" else run_case(case, options.device, tol, policy, check_gradients,
-                                                              options.max_samples)
+                                                              _samples_for(case, options.max_samples))
     outcome, reason = _decide(run, expectation)
     expected = expectation.outcome if expectation.outcome != "SKIP" else "SKIP"
     result = opinfo_pb2.OpInfoResult(
@@ -218,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--group", default=None, help="op groups of opinfo/groups.bzl, comma-separated (default: all)")
     parser.add_argument("--ops", default="", help="comma-separated OpInfo names (name or name.variant)")
     parser.add_argument("--dtypes", default="fp32", choices=sorted(DTYPE_SETS))
-    parser.add_argument("--max-samples", type=int, default=None, help="samples per case (default: all)")
+    parser.add_argument("--max-samples", type=int, default=None, help="samples per case (default: all); the community's always-all-samples ops (catalog.ALWAYS_ALL_SAMPLES) run whole")
     parser.add_argument("--gradients", default="auto", choices=("auto", "on", "off"))
     parser.add_argument("--run-id", default="")
     parser.add_argument("--out", type=Path, default=None)
