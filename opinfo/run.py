@@ -223,7 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--group", default=None, help="op groups of opinfo/groups.bzl, comma-separated (default: all)")
     parser.add_argument("--ops", default="", help="comma-separated OpInfo names (name or name.variant)")
     parser.add_argument("--dtypes", default="fp32", choices=sorted(DTYPE_SETS))
-    parser.add_argument("--max-samples", type=int, default=None, help="samples per case (default: all); the community's always-all-samples ops (catalog.ALWAYS_ALL_SAMPLES) run whole")
+    parser.add_argument("--max-samples", type=int, default=None,
+                        help="samples per case (default: all); the community's always-all-samples ops "
+                             "(catalog.ALWAYS_ALL_SAMPLES) run whole")
     parser.add_argument("--gradients", default="auto", choices=("auto", "on", "off"))
     parser.add_argument("--run-id", default="")
     parser.add_argument("--out", type=Path, default=None)
