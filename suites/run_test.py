@@ -1,7 +1,13 @@
-"""The suite CLI rejects bad input with a clear message and exit code 2, before starting any child."""
+"""The suite CLI: bad input gets a clear message and exit code 2 before any child starts; a stopped run leaves
+no model process behind."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -35,3 +41,36 @@ def test_accuracy_runs_side_by_side(tmp_path: Path) -> None:
     assert healthy.config.parallel_jobs == 2
     killed = read_result(tmp_path / "selftest.killed.inference.aot_eager.cpu.smoke.pb")
     assert killed.community_status == "crash" and killed.config.parallel_jobs == 2
+
+
+def test_a_stopped_run_leaves_no_model_process(tmp_path: Path) -> None:
+    """An outer `timeout` sends SIGTERM to the run: the hanging model's process group goes with it."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # as under Bazel's runfiles
+    run = subprocess.Popen([sys.executable, "-m", "suites.run", "--suite", "selftest", "--model", "hang", "--device",
+                            "cpu", "--smoke", "--backend", "aot_eager", "--mode", "inference", "--timeout", "600",
+                            "--out", str(tmp_path)], stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while not _pids_running(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if not _pids_running(str(tmp_path)):
+        run.kill()
+        pytest.fail(f"the hanging model never started; suites.run said: {run.communicate()[1][-2000:]}")
+    run.send_signal(signal.SIGTERM)
+    assert run.wait(timeout=30) == 128 + signal.SIGTERM
+    assert "stopped by SIGTERM: killed 1 running model process" in run.stderr.read()
+    time.sleep(0.5)
+    assert not _pids_running(str(tmp_path))
+
+
+def _pids_running(marker: str) -> list[int]:
+    """Live (not zombie) processes whose command line names `marker`."""
+    pids = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and "suites.common.child" in cmdline and state != "Z":
+            pids.append(int(proc.name))
+    return pids
