@@ -79,11 +79,11 @@ class Expectations:
 
 def load_expectations(device: str, directory: Path = EXPECTATIONS_DIR) -> Expectations:
     """The device's table, with the entries of expectations/any.json (those that hold on every device)."""
-    own = _load_table(directory / f"{device}.json", device)
+    own = load_table_file(directory / f"{device}.json", device)
     shared_path = directory / f"{ANY_DEVICE}.json"
     if device == ANY_DEVICE or not shared_path.exists():
         return own
-    shared = _load_table(shared_path, ANY_DEVICE)
+    shared = load_table_file(shared_path, ANY_DEVICE)
     clash = sorted(own.entries.keys() & shared.entries.keys())
     if clash:
         raise TableError(f"{directory / f'{device}.json'}: {clash[0][0]} / {clash[0][1]} is also in {shared_path}: "
@@ -92,7 +92,8 @@ def load_expectations(device: str, directory: Path = EXPECTATIONS_DIR) -> Expect
     return Expectations(device, own.version, sha, {**shared.entries, **own.entries})
 
 
-def _load_table(path: Path, device: str) -> Expectations:
+def load_table_file(path: Path, device: str) -> Expectations:
+    """One expectation file on its own (load_expectations adds any.json's entries)."""
     if not path.exists():
         raise TableError(f"no expectation table for device {device!r}: create {path} "
                          '({"version": "1", "device": "...", "entries": []})')

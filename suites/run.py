@@ -89,13 +89,17 @@ def main(argv: list[str] | None = None) -> int:
                              smoke=args.smoke, batch_size=args.batch_size, plan=args.plan, repeats=args.repeats,
                              warmup=args.warmup, run_id=run_id) for name, mode in todo]
     results: list[pb.ModelResult] = [pb.ModelResult()] * len(requests)
-    for stop in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(stop, _stopped)
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # threads only wait on their child processes
-        running = {pool.submit(run_model, request, args.out, options): index for index, request in enumerate(requests)}
-        for done, future in enumerate(as_completed(running), 1):
-            results[running[future]] = future.result()
-            print(f"[{done}/{len(requests)}] {_row(future.result())}", flush=True)
+    previous = {stop: signal.signal(stop, _stopped) for stop in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # threads only wait on their child processes
+            running = {pool.submit(run_model, request, args.out, options): index
+                       for index, request in enumerate(requests)}
+            for done, future in enumerate(as_completed(running), 1):
+                results[running[future]] = future.result()
+                print(f"[{done}/{len(requests)}] {_row(future.result())}", flush=True)
+    finally:  # main() also runs in-process (tests): give the caller its handlers back
+        for stop, handler in previous.items():
+            signal.signal(stop, handler)
     print(_table(results))
     mismatches = [r for r in results if r.status != r.expected_status]
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")

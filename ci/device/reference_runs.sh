@@ -8,9 +8,9 @@
 #   opinfo               the OpInfo suite alone
 #   timing-a             TIMM AMP training (3 models) and a model run with a forced fallback
 #   timing-b             one process vs upstream's two (split) for two models: do the figures agree?
-#   timing-c             why single-process eager is slower: performance-only runs with and without the
-#                        deterministic-cuBLAS variable the launcher sets for accuracy children, and a
-#                        profiled single run (every model analysed)
+#   timing-c             why single-process eager was slower: performance-only runs with and without
+#                        CUBLAS_WORKSPACE_CONFIG exported (the launcher set it for accuracy children before
+#                        commit 73a8a74), and a profiled single run (every model analysed)
 #   hf-accuracy          every HuggingFace model (not the LLMs) in both modes, accuracy only, 8 at a time
 #   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th

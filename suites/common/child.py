@@ -53,17 +53,18 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.M
             result.failure.message = availability.reason
         else:
             device_info = device.info()
-            if request.run_plan().check_accuracy:
+            plan = request.run_plan()
+            if plan.check_accuracy:
                 device.prepare_deterministic_runs()
             loader_module = importlib.import_module(f"suites.{request.suite}.loader")
             if entry.workload == "generation":  # LLM entries: timed through generate()
                 from suites.common.generation_run import GenerationRun
 
-                run = GenerationRun(manifest, entry, backend, device, request.smoke, request.run_plan(),
+                run = GenerationRun(manifest, entry, backend, device, request.smoke, plan,
                                     loader_module.build_generation)
             else:
                 run = ModelRun(manifest, entry, request.mode, backend, device, request.smoke,
-                               request.resolved_batch_size(manifest), request.run_plan(), loader_module.build,
+                               request.resolved_batch_size(manifest), plan, loader_module.build,
                                trace_prefix)
             result = run.run()
             result.expected_status = statuses.to_enum(expected)

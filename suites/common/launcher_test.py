@@ -81,4 +81,3 @@ def test_healthy_model_has_full_figures(results: dict[str, tuple[pb.ModelResult,
     assert {"process", "load", "fp64_reference", "eager_runs", "performance", "compiled_check"} <= set(phases)
     assert all(seconds > 0 for seconds in phases.values())
     assert sum(phases.values()) <= result.wall_time_s
-
