@@ -12,7 +12,7 @@ mkdir -p out
 start=$(date +%s)
 
 echo "[test] plain pytest over the library test files (same files Bazel runs)"
-"$venv/bin/python" -m pytest -q compiler tools ci suites/run_test.py suites/common/manifest_test.py suites/common/settings_test.py flex_attention
+"$venv/bin/python" -m pytest -q compiler tools ci suites/run_test.py suites/table_test.py suites/common/manifest_test.py suites/common/settings_test.py flex_attention
 
 case "${PARITY_REMOTE_CACHE:-off}" in
   read) cache_flags=(--config=remote_cache) ;;

@@ -28,9 +28,10 @@ ensure_generated()
 from compiler.backends import get_backend  # noqa: E402
 from compiler.devices.registry import known_devices  # noqa: E402
 from parity.v1 import results_pb2 as pb  # noqa: E402
-from suites.common.launcher import LaunchOptions, run_model, stop_running_children  # noqa: E402
+from suites.common.launcher import LaunchOptions, run_model, start_zygote, stop_running_children  # noqa: E402
 from suites.common.manifest import MODES, WORKLOADS, ManifestError, load_manifest  # noqa: E402
 from suites.common.request import PLANS, ModelRequest  # noqa: E402
+from suites.common.zygote import Zygote, ZygoteError  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -59,6 +60,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="models run side by side; more than 1 only with --plan accuracy (timings need the device alone)")
     parser.add_argument("--inductor-cache", type=Path, default=None,
                         help="share this compile cache between models (default: a fresh one each: cold start)")
+    parser.add_argument("--fresh-processes", action="store_true",
+                        help="start every model child as a new interpreter instead of forking it from one that has "
+                             "imported the harness and model library already (saves those imports per model)")
     parser.add_argument("--run-id", default="", help="groups results in the store (default: host and time)")
     return parser.parse_args(argv)
 
@@ -80,8 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     names = [name for name in args.model or sorted(manifest.models)
              if args.workload in (None, manifest.models[name].workload)][shard::shards]
     todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
+    zygote = None if args.fresh_processes else _start_zygote(args.suite, args.jobs)
     options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
-                            split_processes=args.split_processes, parallel_jobs=args.jobs)
+                            split_processes=args.split_processes, parallel_jobs=args.jobs, zygote=zygote)
     print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(todo)} runs, backend {backend.name} "
           f"({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, plan {args.plan}"
           f"{f', {args.jobs} at a time' if args.jobs > 1 else ''}, run {run_id}", flush=True)
@@ -100,10 +105,23 @@ def main(argv: list[str] | None = None) -> int:
     finally:  # main() also runs in-process (tests): give the caller its handlers back
         for stop, handler in previous.items():
             signal.signal(stop, handler)
+        if zygote is not None:
+            zygote.close()
     print(_table(results))
     mismatches = [r for r in results if r.status != r.expected_status]
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
+
+
+def _start_zygote(suite: str, jobs: int) -> Zygote | None:
+    try:
+        zygote = start_zygote(suite, jobs)
+    except ZygoteError as exc:
+        print(f"[parity] {exc}; every model starts a fresh interpreter instead", file=sys.stderr, flush=True)
+        return None
+    print(f"[parity] harness and model library imported once, in {zygote.startup_s:.1f} s; "
+          "model processes are forked from there", flush=True)
+    return zygote
 
 
 def _stopped(signum: int, _frame: object) -> None:

@@ -43,34 +43,49 @@ def test_accuracy_runs_side_by_side(tmp_path: Path) -> None:
     assert killed.community_status == "crash" and killed.config.parallel_jobs == 2
 
 
-def test_a_stopped_run_leaves_no_model_process(tmp_path: Path) -> None:
-    """An outer `timeout` sends SIGTERM to the run: the hanging model's process group goes with it."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # as under Bazel's runfiles
+@pytest.mark.parametrize("layout", [[], ["--fresh-processes"]], ids=["forked", "fresh"])
+def test_a_stopped_run_leaves_no_model_process(tmp_path: Path, layout: list[str]) -> None:
+    """An outer `timeout` sends SIGTERM to the run: the hanging model's process group goes with it, and so does the
+    zygote that forked it."""
+    marker = f"PARITY_TEST_RUN={tmp_path}"  # every process of the run inherits it, forked or exec'd
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),  # as under Bazel's runfiles
+           "PARITY_TEST_RUN": str(tmp_path)}
     run = subprocess.Popen([sys.executable, "-m", "suites.run", "--suite", "selftest", "--model", "hang", "--device",
                             "cpu", "--smoke", "--backend", "aot_eager", "--mode", "inference", "--timeout", "600",
-                            "--out", str(tmp_path)], stderr=subprocess.PIPE, text=True, env=env)
+                            "--out", str(tmp_path), *layout], stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + 120
-    while not _pids_running(str(tmp_path)) and time.monotonic() < deadline:
+    while not _model_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
-    if not _pids_running(str(tmp_path)):
+    if not _model_processes(marker):
         run.kill()
         pytest.fail(f"the hanging model never started; suites.run said: {run.communicate()[1][-2000:]}")
     run.send_signal(signal.SIGTERM)
-    assert run.wait(timeout=30) == 128 + signal.SIGTERM
-    assert "stopped by SIGTERM: killed 1 running model process" in run.stderr.read()
-    time.sleep(0.5)
-    assert not _pids_running(str(tmp_path))
+    try:
+        assert run.wait(timeout=30) == 128 + signal.SIGTERM
+        deadline = time.monotonic() + 10
+        while _processes(marker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _processes(marker)
+        assert "stopped by SIGTERM: killed 1 running model process" in run.communicate(timeout=10)[1]
+    finally:  # whatever outlived the run must not outlive the test
+        for pid in _processes(marker):
+            os.kill(pid, signal.SIGKILL)
 
 
-def _pids_running(marker: str) -> list[int]:
-    """Live (not zombie) processes whose command line names `marker`."""
-    pids = []
+def _processes(marker: str) -> dict[int, int]:
+    """Live (not zombie) processes started with `marker` in their environment: pid -> session id."""
+    found = {}
     for proc in Path("/proc").glob("[0-9]*"):
         try:
-            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            environ = (proc / "environ").read_bytes().split(b"\0")
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if marker in cmdline and "suites.common.child" in cmdline and state != "Z":
-            pids.append(int(proc.name))
-    return pids
+        if marker.encode() in environ and fields[0] != "Z":
+            found[int(proc.name)] = int(fields[3])
+    return found
+
+
+def _model_processes(marker: str) -> list[int]:
+    """The run's model children: each leads its own session (the run and its zygote do not)."""
+    return [pid for pid, session in _processes(marker).items() if pid == session]

@@ -8,6 +8,7 @@
 #   opinfo               the OpInfo suite alone
 #   timing-a             TIMM AMP training (3 models) and a model run with a forced fallback
 #   timing-b             one process vs upstream's two (split) for two models: do the figures agree?
+#   preflight            the selftest model on the GPU, forked from the zygote: is a forked child's CUDA sound?
 #   timing-c             why single-process eager was slower: performance-only runs with and without
 #                        CUBLAS_WORKSPACE_CONFIG exported (the launcher set it for accuracy children before
 #                        commit 73a8a74), and a profiled single run (every model analysed)
@@ -94,7 +95,11 @@ case "$section" in
       "${timm[@]}" --mode inference --timeout 150 --split-processes --run-id "h200-split-$day" --out "$out/split" \
         --model "$model"
       "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-2-$day" --out "$out/single-2" --model "$model"
-    done ;;
+    done
+    python3 -m suites.table "$out"/single-1 "$out"/split "$out"/single-2 --label ;;
+  preflight)
+    python3 -m suites.run --suite selftest --model healthy --model raises_in_forward --device cuda --backend inductor \
+      --timeout 120 --out "$out" ;;
   timing-c)
     for model in deit_base_distilled_patch16_224 deit_tiny_patch16_224.fb_in1k; do
       for round in 1 2; do

@@ -3,6 +3,7 @@
 A child that hangs is killed (its whole process group) and classified `timeout`; one that dies from a
 signal or exits without writing its result is classified `crash`, with its log tail kept. When the launcher
 itself is stopped, stop_running_children() kills every child still running, so none outlives it on the device.
+A child is a fresh interpreter, or a fork of a pre-imported zygote (start_zygote) when a run has many models.
 """
 
 from __future__ import annotations
@@ -16,15 +17,18 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from parity.v1 import results_pb2 as pb
 from suites.common import status as statuses
 from suites.common.provenance import base_provenance
 from suites.common.request import ModelRequest
 from suites.common.result_io import ResultFileError, read_result, write_result
+from suites.common.zygote import Zygote, ZygoteError
 
 LOG_TAIL_CHARS = 4000
-_running: set[subprocess.Popen[bytes]] = set()  # children of this process, across the launcher's threads
+REAP_TIMEOUT_S = 30.0  # a killed child's exit is reported within this
+_running: set[int] = set()  # pids of the children running, across the launcher's threads
 _running_lock = threading.Lock()
 
 
@@ -34,6 +38,7 @@ class LaunchOptions:
     inductor_cache: Path | None = None  # None: a fresh, empty cache per child (cold start)
     split_processes: bool = False       # upstream's layout: accuracy and performance in separate children
     parallel_jobs: int = 1              # children running at once (accuracy-only when more than 1)
+    zygote: Zygote | None = None        # forks pre-imported children (start_zygote); None: a fresh interpreter each
 
 
 def run_model(request: ModelRequest, out_dir: Path, options: LaunchOptions) -> pb.ModelResult:
@@ -55,24 +60,28 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     result_path = out_dir / f"{stem}.pb"
     result_path.unlink(missing_ok=True)
     log_path = out_dir / f"{stem}.log"
-    cmd = [sys.executable, "-m", "suites.common.child", *request.to_args(), f"--out={out_dir}", f"--stem={stem}"]
+    argv = [*request.to_args(), f"--out={out_dir}", f"--stem={stem}"]
     start = time.time()
-    with tempfile.TemporaryDirectory(prefix="parity-cache-") as fresh_cache, open(log_path, "wb") as log:
-        cache = str(options.inductor_cache or fresh_cache)
-        env = _child_env(cache, request, options.parallel_jobs)
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    returncode: int | None = None
+    lost: ZygoteError | None = None
+    with tempfile.TemporaryDirectory(prefix="parity-cache-") as fresh_cache:
+        env = _with_cache(child_env(options.parallel_jobs), str(options.inductor_cache or fresh_cache))
+        child = _start(argv, log_path, env, options.zygote)
         with _running_lock:
-            _running.add(proc)
+            _running.add(child.pid)
         try:
-            returncode: int | None = proc.wait(timeout=options.timeout_s)
-        except subprocess.TimeoutExpired:
-            returncode = None
+            returncode = child.wait(options.timeout_s)
+            if returncode is None:  # still running at the timeout
+                _kill(child.pid)
+                child.wait(REAP_TIMEOUT_S)
+        except ZygoteError as exc:
+            lost = exc
         finally:
             with _running_lock:
-                _running.discard(proc)
-        _reap(proc)
+                _running.discard(child.pid)
+            _kill_group(child.pid)  # what is left: compile workers, as the child ends without teardown (exit_now)
     wall = time.time() - start
-    if returncode is None:
+    if returncode is None and lost is None:
         result = _synthesized(request, "timeout", wall, log_path, pb.Failure(
             phase=pb.PHASE_CHILD_PROCESS, message=f"no result within the {options.timeout_s:.0f} s timeout; killed"))
     else:
@@ -80,7 +89,9 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
             result = read_result(result_path)
             result.phase_wall_s["process"] = max(0.0, wall - result.wall_time_s)  # the child timed the rest
         except ResultFileError as exc:
-            result = _synthesized(request, "crash", wall, log_path, _crash_failure(returncode, exc))
+            failure = pb.Failure(phase=pb.PHASE_CHILD_PROCESS, message=f"no result, and {lost}") \
+                if returncode is None else _crash_failure(returncode, exc)
+            result = _synthesized(request, "crash", wall, log_path, failure)
     result.wall_time_s = wall
     result.config.timeout_s = options.timeout_s
     result.config.cold_start = options.inductor_cache is None
@@ -89,38 +100,89 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     return result
 
 
+class _Child(Protocol):
+    pid: int
+
+    def wait(self, timeout: float) -> int | None: ...
+
+
+@dataclass(frozen=True)
+class _ForkedChild:
+    pid: int
+    zygote: Zygote
+
+    def wait(self, timeout: float) -> int | None:
+        return self.zygote.wait(self.pid, timeout)
+
+
+@dataclass(frozen=True)
+class _FreshChild:
+    proc: subprocess.Popen[bytes]
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+
+def _start(argv: list[str], log_path: Path, env: dict[str, str], zygote: Zygote | None) -> _Child:
+    if zygote is not None:
+        try:
+            return _ForkedChild(zygote.spawn(argv, log_path, env), zygote)
+        except ZygoteError as exc:
+            print(f"[launcher] {exc}: starting a fresh interpreter instead", file=sys.stderr, flush=True)
+    with open(log_path, "wb") as log:
+        cmd = [sys.executable, "-m", "suites.common.child", *argv]
+        return _FreshChild(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True))
+
+
+def start_zygote(suite: str, parallel_jobs: int) -> Zygote:
+    """A pre-imported parent for the children of one run of `suite` (suites/common/zygote.py); the caller closes it."""
+    return Zygote(preload=["suites.common.child", f"suites.{suite}.loader"], env=child_env(parallel_jobs))
+
+
 def stop_running_children() -> int:
     """Kills the process group of every child still running (the launcher is being stopped); returns how many."""
     with _running_lock:
         running = list(_running)
-    for proc in running:
-        _kill_group(proc)
+    for pid in running:
+        _kill(pid)
     return len(running)
 
 
-def _reap(proc: subprocess.Popen[bytes]) -> None:
-    """Kills what is left of the child's process group: the child itself after a timeout, and its own children
-    (compile workers) always, since the child ends without tearing them down (child.exit_now)."""
-    _kill_group(proc)
-    proc.wait()
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill(pid: int) -> None:
+    """Kills a running child and its process group (the pid too: a forked child may not have made its group yet)."""
+    _kill_group(pid)
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:  # nothing left
         pass
 
 
-def _child_env(cache: str, request: ModelRequest, parallel_jobs: int) -> dict[str, str]:
+def child_env(parallel_jobs: int) -> dict[str, str]:
+    """The environment of every model child of a run (each adds its own compile caches)."""
     env = dict(os.environ)
     if parallel_jobs > 1:  # children side by side share the host's cores instead of each taking all of them
         env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", str(max(1, (os.cpu_count() or 1) // parallel_jobs)))
-    env["TORCHINDUCTOR_CACHE_DIR"] = cache
-    env["TRITON_CACHE_DIR"] = os.path.join(cache, "triton")
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # the child imports what we import
     env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+def _with_cache(env: dict[str, str], cache: str) -> dict[str, str]:
+    return {**env, "TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")}
 
 
 def _crash_failure(returncode: int, why: Exception) -> pb.Failure:

@@ -1,17 +1,23 @@
-"""Fault injection: killed, crashing, hanging and failing models still yield classified results."""
+"""Fault injection: killed, crashing, hanging and failing models still yield classified results, whether the
+child is a fresh interpreter or forked from a pre-imported zygote."""
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
+import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from parity.v1 import results_pb2 as pb
-from suites.common.launcher import LaunchOptions, run_model
+from suites.common.launcher import LaunchOptions, run_model, start_zygote
 from suites.common.request import ModelRequest
 from suites.common.result_io import read_result
+from suites.common.zygote import Zygote, ZygoteError
 
 HANG_TIMEOUT_S = 15.0
 CASES = {
@@ -28,17 +34,27 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pb.ModelResult, Path]]:
-    out = tmp_path_factory.mktemp("selftest")
-    def launch(model: str) -> tuple[str, tuple[pb.ModelResult, Path]]:
-        request = ModelRequest(suite="selftest", model=model, mode="inference", backend="aot_eager", device="cpu",
-                               smoke=True, repeats=2, warmup=1, run_id="selftest")
-        options = LaunchOptions(timeout_s=HANG_TIMEOUT_S if model == "hang" else 600.0)
-        return model, (run_model(request, out, options), out / f"{request.file_stem()}.pb")
+def _request(model: str, backend: str = "aot_eager") -> ModelRequest:
+    return ModelRequest(suite="selftest", model=model, mode="inference", backend=backend, device="cpu", smoke=True,
+                        repeats=2, warmup=1, run_id="selftest")
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(launch, CASES))
+
+@pytest.fixture(scope="module", params=["fresh", "forked"])
+def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[dict[str, tuple[pb.ModelResult, Path]]]:
+    out = tmp_path_factory.mktemp(f"selftest-{request.param}")
+    zygote = start_zygote("selftest", parallel_jobs=2) if request.param == "forked" else None
+
+    def launch(model: str) -> tuple[str, tuple[pb.ModelResult, Path]]:
+        options = LaunchOptions(timeout_s=HANG_TIMEOUT_S if model == "hang" else 600.0, zygote=zygote)
+        return model, (run_model(_request(model), out, options), out / f"{_request(model).file_stem()}.pb")
+
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            yield dict(pool.map(launch, CASES))
+    finally:
+        if zygote is not None:
+            zygote.close()
 
 
 @pytest.mark.parametrize("model", sorted(CASES))
@@ -81,3 +97,43 @@ def test_healthy_model_has_full_figures(results: dict[str, tuple[pb.ModelResult,
     assert {"process", "load", "fp64_reference", "eager_runs", "performance", "compiled_check"} <= set(phases)
     assert all(seconds > 0 for seconds in phases.values())
     assert sum(phases.values()) <= result.wall_time_s
+
+
+def test_forked_children_compile_into_their_own_cache(tmp_path: Path) -> None:
+    """Cold start holds for forked children: the cache a child is given is the one Inductor writes to, not one the
+    zygote's imports settled on."""
+    zygote = start_zygote("selftest", parallel_jobs=1)
+    try:
+        for run in ("first", "second"):
+            cache = tmp_path / f"cache-{run}"
+            result = run_model(_request("healthy", backend="inductor"), tmp_path / run,
+                               LaunchOptions(inductor_cache=cache, zygote=zygote))
+            assert result.community_status == "pass", result.failure.message
+            assert any(cache.rglob("*.py")), f"Inductor wrote no generated code into {cache}"
+    finally:
+        zygote.close()
+
+
+def test_a_dead_zygote_still_gives_classified_results(tmp_path: Path) -> None:
+    zygote = start_zygote("selftest", parallel_jobs=1)
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            hanging = pool.submit(run_model, _request("hang"), tmp_path, LaunchOptions(timeout_s=120.0, zygote=zygote))
+            time.sleep(3)  # the hanging child has been forked
+            os.kill(zygote.pid, signal.SIGKILL)
+            result = hanging.result(timeout=60)
+        after = run_model(_request("healthy"), tmp_path, LaunchOptions(zygote=zygote))  # a fresh interpreter instead
+    finally:
+        zygote.close()
+    assert result.community_status == "crash"
+    assert "zygote died" in result.failure.message
+    assert after.community_status == "pass", after.failure.message
+
+
+def test_a_zygote_that_started_threads_refuses_to_fork(tmp_path: Path) -> None:
+    """Forking keeps no thread but every lock one held: such a zygote says so, and the run starts fresh children."""
+    (tmp_path / "starts_a_thread.py").write_text(
+        "import threading, time\nthreading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, sys.path)])}
+    with pytest.raises(ZygoteError, match="threads were started"):
+        Zygote(["starts_a_thread"], env)
