@@ -66,8 +66,8 @@ class DeviceAdapter(ABC):
         return True
 
     def prepare_deterministic_runs(self) -> None:
-        """Process-wide set-up that deterministic algorithms need on this device; called once in a model process
-        that checks accuracy, before the model is built."""
+        """Process-wide set-up that deterministic algorithms need on this device; called in a model process that
+        checks accuracy, after its timing and before its accuracy work (it may slow what runs after it)."""
 
     @contextlib.contextmanager
     def determinism(self) -> Iterator[None]:

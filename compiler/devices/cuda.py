@@ -39,12 +39,10 @@ class CudaAdapter(DeviceAdapter):
         torch.cuda.empty_cache()
 
     def prepare_deterministic_runs(self) -> None:
-        # PyTorch's deterministic mode refuses cuBLAS unless CUBLAS_WORKSPACE_CONFIG is set when its first cuBLAS
-        # op runs (it reads the variable once). cuBLAS needs it only for several streams: on one stream it is
-        # bit-reproducible by design (NVIDIA's reproducibility note). Set before CUDA started, the variable made
-        # eager deit_base 2.3-2.5x slower on the H200 (14.8-15.7 vs 6.3 ms, suites/timm/reference/README.md), which
-        # skewed the single process's speedups; so this thread's cuBLAS handle is made first, without it.
-        torch.cuda.current_blas_handle()
+        # PyTorch's deterministic mode refuses cuBLAS unless CUBLAS_WORKSPACE_CONFIG is set. The variable slows eager
+        # on the H200 once set in a process: exported at start, eager deit_base took 14.8-15.7 ms instead of 6.3;
+        # set after this thread's cuBLAS handle was made, still 8.9-9.8 ms (suites/timm/reference/README.md). So it
+        # is set only after timing, for the accuracy work that needs it.
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
     @contextlib.contextmanager

@@ -54,8 +54,6 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.M
         else:
             device_info = device.info()
             plan = request.run_plan()
-            if plan.check_accuracy:
-                device.prepare_deterministic_runs()
             loader_module = importlib.import_module(f"suites.{request.suite}.loader")
             if entry.workload == "generation":  # LLM entries: timed through generate()
                 from suites.common.generation_run import GenerationRun

@@ -6,7 +6,8 @@ Accuracy: fp64 reference, two eager forward passes (must agree exactly), compile
 compiled one compiles, cold), then interleaved eager/compiled calls, median over median. Eager calls run
 under `set_stance("force_eager")`, so both use the same model object and the same compiled forward.
 Performance runs under the community's performance settings (its separate perf process); the accuracy
-runs under its accuracy settings, after timing, so that the generate() compile is measured cold.
+runs under its accuracy settings after timing, so that the generate() compile is measured cold and nothing
+the accuracy work sets up reaches the timing.
 """
 
 from __future__ import annotations
@@ -55,6 +56,16 @@ class GenerationWorkload:
 GenerationLoader = Callable[[ModelEntry, str, bool], GenerationWorkload]
 
 
+@contextlib.contextmanager
+def _uncompiled(model: torch.nn.Module) -> Iterator[None]:
+    """The model with its own forward: the fp64 copy and the eager runs must not reach the compiled one."""
+    compiled_forward = model.__dict__.pop("forward")
+    try:
+        yield
+    finally:
+        model.forward = compiled_forward
+
+
 def _logits(model: torch.nn.Module, inputs: dict[str, Any]) -> torch.Tensor:
     return model(**inputs).logits  # upstream compares logits only for LLM entries
 
@@ -83,17 +94,20 @@ class GenerationRun:
         self.result.accuracy.tolerance = tolerance
         status, eager_ref, fp64 = "pass", None, None
         with torch.no_grad(), torch._inductor.config.patch(self.entry.inductor_config):
-            if self.plan.check_accuracy:
-                with accuracy_settings(deterministic_algorithms=True):
-                    fp64 = self._fp64_reference(model, forward_inputs)
-                    eager_ref, status = self._eager_runs(model, forward_inputs)
             # Upstream compiles model.forward and calls generate(); eager calls bypass it through the stance.
             model.forward = self.backend.compile(model.forward)
+            # Timing first, as in ModelRun: nothing the accuracy work sets up reaches it.
             if self.plan.measure_performance:
                 with performance_settings():
                     self._performance(model, generate_inputs, work)
-            if self.plan.check_accuracy and status == "pass":
-                with accuracy_settings(deterministic_algorithms=True):
+            if not self.plan.check_accuracy:
+                return status
+            self.device.prepare_deterministic_runs()
+            with accuracy_settings(deterministic_algorithms=True):
+                with _uncompiled(model):
+                    fp64 = self._fp64_reference(model, forward_inputs)
+                    eager_ref, status = self._eager_runs(model, forward_inputs)
+                if status == "pass":
                     status = self._compiled_check(model, forward_inputs, eager_ref, fp64, tolerance)
         return status
 

@@ -1,10 +1,10 @@
 """Runs one model in this process: the community's accuracy check and performance experiment.
 
-One cold compile serves both in inference. Order: load, fp64 reference, cast, two eager runs (must
-agree), eager warm-up, compiled warm-up (compiles, with empty caches when cold), interleaved timing, then
-the checked compiled run (suites/common/settings.py says which settings apply where). Accuracy
-references are parked on the host during timing so that they do not count towards the device's peak
-memory.
+One cold compile serves both in inference. Order: load, cast, eager warm-up, compiled warm-up (compiles,
+with empty caches when cold), interleaved timing; then the accuracy work from the model as loaded: fp64
+reference, two eager runs (must agree), the checked compiled run (suites/common/settings.py says which
+settings apply where). Timing comes first so that nothing the accuracy work sets up reaches it; the
+loaded model waits on the host meanwhile, so that it does not count towards the device's peak memory.
 """
 
 from __future__ import annotations
@@ -167,6 +167,7 @@ class ModelRun:
             return torch.autocast(device_type=device.type, dtype=amp_dtype) if self.training else contextlib.nullcontext()
 
         iteration = Iteration(self.training, autocast, workload.loss_fn)
+        del workload  # the loaded inputs go when the run casts them
         tolerance = self.manifest.tolerance_for(self.entry, self.mode)
         accuracy = self.result.accuracy
         accuracy.tolerance = tolerance
@@ -182,23 +183,16 @@ class ModelRun:
 
         with grad_mode, torch._inductor.config.patch(self.entry.inductor_config), \
                 forced_fallbacks(self._fallback_policy):
-            with checked():
-                with self._phase("fp64_reference"):
-                    fp64 = self._fp64_reference(model, inputs, iteration) if self.plan.check_accuracy else None
-                accuracy.fp64_reference = fp64 is not None
-                accuracy.cosine = self.plan.check_accuracy and fp64 is None
-                if not self.training:  # the community's --bfloat16: cast model and float inputs
-                    model = model.to(torch.bfloat16)
-                    inputs = cast_floats(inputs, torch.bfloat16)
-                status = "pass"
-                eager_ref = None
-                if self.plan.check_accuracy:
-                    with self._phase("eager_runs"):
-                        eager_ref, status = self._eager_runs(model, inputs, iteration)
-            pristine = copy.deepcopy(model).to("cpu") if self.training and self.plan.check_accuracy else None
+            # The accuracy work gets the model as loaded (fp32, untrained), kept on the host while timing runs.
+            pristine = copy.deepcopy(model).to("cpu") if self.plan.check_accuracy else None
+            pristine_inputs = to_device(inputs, "cpu") if self.plan.check_accuracy else None
+            if not self.training:  # the community's --bfloat16: cast model and float inputs
+                model = model.to(torch.bfloat16)
+                inputs = cast_floats(inputs, torch.bfloat16)
             compiled = self.backend.compile(iteration.__call__, device)
-            # Timing under upstream's performance settings, with the run's one cold compile; the checked run
-            # below reuses it in inference and recompiles in training (settings.py, _check_settings).
+            # Timing first, with the run's one cold compile, under upstream's performance settings: the process is
+            # then in the state of upstream's performance process. The accuracy work's set-up for deterministic
+            # runs comes after it, as it slows eager on some devices (CUDA: cuBLAS, compiler/devices/cuda.py).
             if self.plan.measure_performance:
                 with performance_settings():
                     with self._phase("performance"):
@@ -208,16 +202,31 @@ class ModelRun:
                             self._analyse(model, inputs, {"eager": iteration, "compiled": compiled},
                                           f"speedup {self.result.performance.speedup:.3g} < target "
                                           f"{self.speedup_target:g}")
-            if self.plan.check_accuracy and status == "pass":
-                accuracy_model = pristine.to(device.type) if pristine is not None else model
+            if pristine is None:
+                return "pass"
+            device.prepare_deterministic_runs()
+            with checked():
+                with self._phase("fp64_reference"):
+                    fp64 = self._fp64_reference(pristine, to_device(pristine_inputs, device.type), iteration)
+                accuracy.fp64_reference = fp64 is not None
+                accuracy.cosine = fp64 is None
+                with self._phase("eager_runs"):
+                    reference = pristine.to(device.type)
+                    if not self.training:
+                        reference = reference.to(torch.bfloat16)
+                    eager_ref, status = self._eager_runs(reference, inputs, iteration)
+            if status == "pass":
+                # Inference checks the timed artifact, which needs the timed module (Dynamo guards on it); it is
+                # unchanged by timing. Training recompiles for its check, from the untrained weights.
+                checked_model = reference if self.training else model
                 with self._check_settings(checked), self._phase("compiled_check"):
-                    status = self._compiled_check(accuracy_model, inputs, iteration, compiled, eager_ref, fp64,
+                    status = self._compiled_check(checked_model, inputs, iteration, compiled, eager_ref, fp64,
                                                   tolerance)
         return status
 
     def _fp64_reference(self, model: torch.nn.Module, inputs: Any, iteration: Iteration) -> Any:
         def run64() -> Any:
-            model64 = copy.deepcopy(model).to(torch.float64)
+            model64 = copy.deepcopy(model).to(self.device.type, torch.float64)
             self._fresh_optimizer(iteration, model64)
             reset_rng_state()
             return _run_n(iteration, model64, cast_floats(clone_inputs(inputs), torch.float64),
@@ -272,8 +281,14 @@ class ModelRun:
         gc.collect()
         self.device.empty_cache()
         self.device.reset_peak_memory()
-        status = "fail_to_run" if phase == pb.PHASE_COMPILE else "eager_fail_to_run"
-        with _classified(phase, status, "OOM" if phase == pb.PHASE_COMPILE else "eager_1st_run_OOM", self.device):
+        # The eager warm-up is the run's first eager iteration: upstream's accuracy process, which runs before its
+        # performance process, would call its failure eager_1st_run_*.
+        if phase == pb.PHASE_COMPILE:
+            status, oom = "fail_to_run", "OOM"
+        else:
+            status = "eager_1st_run_fail" if self.plan.check_accuracy else "eager_fail_to_run"
+            oom = "eager_1st_run_OOM"
+        with _classified(phase, status, oom, self.device):
             start = time.perf_counter()
             for _ in range(self.plan.warmup_iterations):
                 fn(model, inputs, collect_outputs=False)
