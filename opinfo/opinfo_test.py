@@ -12,7 +12,7 @@ from opinfo import summaries, table
 from opinfo.catalog import ALWAYS_ALL_SAMPLES, CatalogError, get_group, group_of, groups, op_db, select_cases
 from opinfo.results import read_result
 from opinfo.run import RunOptions, _decide, _samples_for, run_suite
-from opinfo.run_case import CaseRun, SampleFailure, _compare, _fp64_agrees, _output_depends_on_data
+from opinfo.run_case import CaseRun, SampleFailure, _clone_tensor, _compare, _fp64_agrees, _output_depends_on_data
 from opinfo.tables import PASS, Expectation, TableError, Tolerance, load_expectations, load_tolerances
 
 
@@ -172,3 +172,29 @@ def test_shards_split_ops_and_merge_into_one_summary(tmp_path: Path, monkeypatch
 
 def test_generated_table_is_up_to_date() -> None:
     assert table.main(["--check"]) == 0, "run: python -m opinfo.table"
+
+
+def test_an_empty_view_with_large_strides_is_cloned() -> None:
+    """Dynamo's clone_input sizes the copy from the strides, which comes out negative here (linalg.pinv.singular
+    has such samples); the run must not stop on it."""
+    view = torch.randn(300, requires_grad=True).as_strided((0, 5), (60, 1))
+    copy = _clone_tensor(view)
+    assert copy.shape == (0, 5) and copy.requires_grad and copy.is_leaf
+
+
+def test_a_runner_error_fails_that_case_and_the_suite_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import opinfo.run
+
+    real = opinfo.run.run_case
+
+    def breaks_on_sin(case, *args, **kwargs):  # noqa: ANN001,ANN002,ANN003,ANN202 (fault injection)
+        if case.name == "sin":
+            raise RuntimeError("the runner broke on this case")
+        return real(case, *args, **kwargs)
+
+    monkeypatch.setattr(opinfo.run, "run_case", breaks_on_sin)
+    summary = run_suite(RunOptions(device="cpu", group=None, ops=("sin", "cos"), max_samples=1, run_id="h"), tmp_path)
+    by_op = {r.op: r for r in map(read_result, tmp_path.glob("*.pb"))}
+    assert summary.outcomes == {"PASS": 1, "FAIL": 1}
+    assert by_op["cos"].outcome == 1  # OPINFO_OUTCOME_PASS
+    assert "the runner broke on this case" in by_op["sin"].reason

@@ -24,6 +24,7 @@ _PHASES = {
     "accuracy_check": results_pb2.PHASE_ACCURACY_CHECK,
     "gradient_check": results_pb2.PHASE_ACCURACY_CHECK,
     "fallback_check": results_pb2.PHASE_COMPILE,
+    "harness": results_pb2.PHASE_UNSPECIFIED,  # the runner itself failed on the case (run._run_one)
 }
 
 

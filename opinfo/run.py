@@ -36,7 +36,7 @@ from compiler.fallback.policy import policy_for  # noqa: E402
 from compiler.precision import high_precision  # noqa: E402
 from opinfo import results  # noqa: E402
 from opinfo.catalog import ALWAYS_ALL_SAMPLES, DTYPE_SETS, OpCase, get_group, select_cases  # noqa: E402
-from opinfo.run_case import CaseRun, run_case  # noqa: E402
+from opinfo.run_case import CaseRun, SampleFailure, run_case  # noqa: E402
 from opinfo.tables import Expectation, load_expectations, load_tolerances  # noqa: E402
 
 _OUTCOME = {"PASS": opinfo_pb2.OPINFO_OUTCOME_PASS, "FAIL": opinfo_pb2.OPINFO_OUTCOME_FAIL,
@@ -160,13 +160,21 @@ def run_suite(options: RunOptions, out: Path) -> Summary:
     return summary
 
 
+def _run_guarded(case: OpCase, options: RunOptions, tol: Any, policy: Any, check_gradients: bool) -> CaseRun:
+    """run_case, where an error of the runner itself is that case's failure instead of the end of the suite."""
+    try:
+        return run_case(case, options.device, tol, policy, check_gradients, _samples_for(case, options.max_samples))
+    except Exception as exc:  # noqa: BLE001 (every case gets a classified result)
+        return CaseRun(total=1, failed=1, first_failure=SampleFailure("harness", type(exc).__name__, str(exc)[:2000],
+                                                                      sample=""))
+
+
 def _run_one(case: OpCase, options: RunOptions, expectations: Any, tolerances: Any, policy: Any,
              check_gradients: bool, run_id: str, prov: results_pb2.Provenance, precision: dict[str, Any],
              summary: Summary) -> opinfo_pb2.OpInfoResult:
     expectation = expectations.lookup(case.full_name, case.dtype_name)
     tol = tolerances.lookup(case.full_name, case.name, case.dtype_name)
-    run = None if expectation.outcome == "SKIP" else run_case(case, options.device, tol, policy, check_gradients,
-                                                              _samples_for(case, options.max_samples))
+    run = None if expectation.outcome == "SKIP" else _run_guarded(case, options, tol, policy, check_gradients)
     outcome, reason = _decide(run, expectation)
     expected = expectation.outcome if expectation.outcome != "SKIP" else "SKIP"
     result = opinfo_pb2.OpInfoResult(

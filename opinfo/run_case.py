@@ -93,9 +93,16 @@ class _SeededOpDetector(torch.utils._python_dispatch.TorchDispatchMode):
 
 
 def _clone(tree: Any) -> Any:
+    return pytree.tree_map(lambda x: _clone_tensor(x) if isinstance(x, torch.Tensor) else x, tree)
+
+
+def _clone_tensor(x: torch.Tensor) -> torch.Tensor:
     from torch._dynamo.utils import clone_input
 
-    return pytree.tree_map(lambda x: clone_input(x) if isinstance(x, torch.Tensor) else x, tree)
+    try:
+        return clone_input(x)  # keeps strides and storage offset
+    except RuntimeError:  # it sizes the storage from the strides, negative for some empty views (linalg.pinv.singular)
+        return x.detach().clone().requires_grad_(x.requires_grad)
 
 
 def _tensors(tree: Any) -> list[torch.Tensor]:
