@@ -3,7 +3,7 @@
 A child that hangs is killed (its whole process group) and classified `timeout`; one that dies from a
 signal or exits without writing its result is classified `crash`, with its log tail kept. When the launcher
 itself is stopped, stop_running_children() kills every child still running, so none outlives it on the device.
-A child is a fresh interpreter, or a fork of a pre-imported zygote (start_zygote) when a run has many models.
+A child is a fresh interpreter, or a fork of a pre-imported zygote (start_zygote) when the caller passes one.
 """
 
 from __future__ import annotations
