@@ -25,6 +25,9 @@ def slow(tmp_path_factory: pytest.TempPathFactory) -> tuple[pb.ModelResult, Path
                            smoke=True, plan="performance", repeats=2, warmup=1, run_id="bottleneck")
     with pytest.MonkeyPatch.context() as env:  # the child inherits it; the manifest's target triggers the analysis
         env.setenv("PARITY_FORCE_FALLBACK", FORCED)
+        # One thread: on a 2-core machine running several tests, OpenMP's spin-waiting threads made the shares vary
+        # tenfold between runs and sometimes named a tiny addmm or the generated kernels as the cause.
+        env.setenv("OMP_NUM_THREADS", "1")
         env.delenv(bottleneck.TARGET_ENV, raising=False)
         run_model(request, out, LaunchOptions(timeout_s=300.0))
     return read_result(out / f"{request.file_stem()}.pb"), out
