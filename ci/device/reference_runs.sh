@@ -5,7 +5,7 @@
 #   timm-a, timm-b       TIMM BF16 inference, 9 models each, cold start, one at a time
 #   checks               accuracy-only work side by side: the OpInfo suite (fp32, first sample, 14 shards),
 #                        hf_Bert, FlexAttention on CUDA, the forced-fallback check
-#   opinfo               the OpInfo suite alone
+#   opinfo               the OpInfo suite alone (more than 150 s on the H200 since the always-all-samples ops; give it 480)
 #   timing-a             TIMM AMP training (3 models) and a model run with a forced fallback
 #   timing-b             one process vs upstream's two (split) for two models: do the figures agree?
 #   preflight            the selftest model on the GPU, forked from the zygote: is a forked child's CUDA sound?
