@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [name for name in args.model or sorted(manifest.models)
              if args.workload in (None, manifest.models[name].workload)][shard::shards]
     todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
-    zygote = None if args.fresh_processes else _start_zygote(args.suite, args.jobs)
+    zygote = None if args.fresh_processes or not todo else _start_zygote(args.suite, args.jobs)
     options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
                             split_processes=args.split_processes, parallel_jobs=args.jobs, zygote=zygote)
     print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(todo)} runs, backend {backend.name} "
