@@ -15,7 +15,8 @@
 #   hf-accuracy          every HuggingFace model (not the LLMs) in both modes, accuracy only, 8 at a time
 #   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
-#                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call)
+#                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call; on the
+#                        H200 a quarter of HuggingFace inference needs 220 s to about 400 s: one quarter per call)
 # Timings are only taken one model at a time; side-by-side runs are accuracy-only (suites/run.py refuses
 # otherwise). Wheels carried in .whl/ are installed first (see below). The section's folder is also packed as
 # $OUT/<section>.tgz, even when the section is cut short: the machine returns only a few loose files.
