@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job (README): the TIMM smoke matrix on this machine's device (CPU here: scaled-down
 # variants, aot_eager and Inductor, training and inference) under Bazel, results into the store
-# together with the reference datasets kept in the repository (suites/*/reference/), the HUD summary,
+# together with the reference datasets kept in the repository (tools/store/references.py), the HUD summary,
 # a static copy of the dashboard (out/dashboard/), and finally the dashboard served on loopback.
 # PARITY_NO_SERVE=1 skips serving (CI); PARITY_DASHBOARD_PORT picks the port (default 8765).
 set -euo pipefail
@@ -23,10 +23,9 @@ mapfile -t this_run < <("$venv/bin/python" ci/bazel_summary.py --testlogs .bazel
 "$venv/bin/python" -m tools.store --db out/parity.db summary --run-id "$run_id"
 "$venv/bin/python" ci/bazel_summary.py out/bep_smoke.json
 
-# Reference datasets (e.g. the H200 runs): they carry their own run ids, so re-ingesting is a no-op.
-shopt -s nullglob
-references=(suites/*/reference/*/)
-shopt -u nullglob
+# Reference datasets (e.g. the H200 runs; tools/store/references.py says which): they carry their own run ids,
+# so re-ingesting is a no-op.
+mapfile -t references < <("$venv/bin/python" -m tools.store.references)
 if [ "${#references[@]}" -gt 0 ]; then
   "$venv/bin/python" -m tools.store --db out/parity.db ingest "${references[@]}"
 fi

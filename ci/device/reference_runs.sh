@@ -31,7 +31,10 @@ torchbench=false
 [[ $section == torchbench* || ${2:-} == torchbench ]] && torchbench=true
 if $torchbench; then source ci/device/install_wheels.sh torchbench; else source ci/device/install_wheels.sh; fi
 export PYTHONUNBUFFERED=1
-day=$(date +%F)
+# Run ids name the day and the commit: a result's id is derived from its run id and configuration, so two runs
+# of one configuration on the same day (a rerun after a fix) must not share a run id.
+commit=${PARITY_COMMIT:-local}
+run_tag="$(date +%F)-${commit:0:7}"
 timm=(python3 -m suites.run --suite timm --device cuda --backend inductor_cudagraphs)
 
 models() { for m in "$@"; do printf -- '--model %s ' "$m"; done; }
@@ -41,7 +44,7 @@ run_opinfo() {  # fp32 scope, first sample of every case, 14 shards side by side
   for ((i = 0; i < shards; i++)); do
     TEST_TOTAL_SHARDS=$shards TEST_SHARD_INDEX=$i TEST_SHARD_STATUS_FILE=/tmp/opinfo-shard-$i \
       TORCHINDUCTOR_COMPILE_THREADS=1 timeout 470 python3 -m opinfo.run --device cuda --max-samples 1 \
-      --run-id "h200-opinfo-$day" --out "$out/opinfo" >"$out/opinfo-shard-$i.log" 2>&1 &
+      --run-id "h200-opinfo-$run_tag" --out "$out/opinfo" >"$out/opinfo-shard-$i.log" 2>&1 &
   done
   wait
   python3 -m opinfo.summaries "$out/opinfo" --shards $shards --out "$out/opinfo-summary.json" \
@@ -64,12 +67,12 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >>
 case "$section" in
   timm-a)
     # shellcheck disable=SC2046
-    "${timm[@]}" --mode inference --timeout 150 --run-id "h200-timm-$day" --out "$out" $(models \
+    "${timm[@]}" --mode inference --timeout 150 --run-id "h200-timm-$run_tag" --out "$out" $(models \
       adv_inception_v3 beit_base_patch16_224 convnextv2_nano.fcmae_ft_in22k_in1k deit_base_distilled_patch16_224 \
       deit_tiny_patch16_224.fb_in1k dm_nfnet_f0 ghostnet_100 inception_v3 mobilenetv2_100) ;;
   timm-b)
     # shellcheck disable=SC2046
-    "${timm[@]}" --mode inference --timeout 150 --run-id "h200-timm-$day" --out "$out" $(models \
+    "${timm[@]}" --mode inference --timeout 150 --run-id "h200-timm-$run_tag" --out "$out" $(models \
       mobilenetv3_large_100 mobilevit_s nfnet_l0 repvgg_a2 swin_base_patch4_window7_224 tf_efficientnet_b0 \
       visformer_small vit_base_patch14_dinov2.lvd142m vit_base_patch16_siglip_256) ;;
   opinfo) run_opinfo ;;
@@ -85,17 +88,17 @@ case "$section" in
     wait ;;
   timing-a)
     # shellcheck disable=SC2046
-    "${timm[@]}" --mode training --timeout 300 --run-id "h200-timm-$day" --out "$out" $(models \
+    "${timm[@]}" --mode training --timeout 300 --run-id "h200-timm-$run_tag" --out "$out" $(models \
       deit_tiny_patch16_224.fb_in1k repvgg_a2 tf_efficientnet_b0)
     PARITY_FORCE_FALLBACK="aten.gelu.default=forced on H200 to show the policy in a model result" \
-      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-forced-fallback-$day" --out "$out/forced_fallback" \
+      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-forced-fallback-$run_tag" --out "$out/forced_fallback" \
       --model deit_tiny_patch16_224.fb_in1k ;;
   timing-b)
     for model in deit_tiny_patch16_224.fb_in1k deit_base_distilled_patch16_224; do
-      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-1-$day" --out "$out/single-1" --model "$model"
-      "${timm[@]}" --mode inference --timeout 150 --split-processes --run-id "h200-split-$day" --out "$out/split" \
+      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-1-$run_tag" --out "$out/single-1" --model "$model"
+      "${timm[@]}" --mode inference --timeout 150 --split-processes --run-id "h200-split-$run_tag" --out "$out/split" \
         --model "$model"
-      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-2-$day" --out "$out/single-2" --model "$model"
+      "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-2-$run_tag" --out "$out/single-2" --model "$model"
     done
     python3 -m suites.table "$out"/single-1 "$out"/split "$out"/single-2 --label ;;
   preflight)
@@ -104,26 +107,26 @@ case "$section" in
   timing-c)
     for model in deit_base_distilled_patch16_224 deit_tiny_patch16_224.fb_in1k; do
       for round in 1 2; do
-        "${timm[@]}" --mode inference --timeout 150 --plan performance --run-id "h200-perf-$round-$day" \
+        "${timm[@]}" --mode inference --timeout 150 --plan performance --run-id "h200-perf-$round-$run_tag" \
           --out "$out/perf-$round" --model "$model"
         CUBLAS_WORKSPACE_CONFIG=:4096:8 "${timm[@]}" --mode inference --timeout 150 --plan performance \
-          --run-id "h200-perf-cublas-$round-$day" --out "$out/perf-cublas-$round" --model "$model"
+          --run-id "h200-perf-cublas-$round-$run_tag" --out "$out/perf-cublas-$round" --model "$model"
       done
-      PARITY_BOTTLENECK_TARGET=100 "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-profiled-$day" \
+      PARITY_BOTTLENECK_TARGET=100 "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-profiled-$run_tag" \
         --out "$out/single-profiled" --model "$model"
     done ;;
   hf-accuracy)  # optional second argument: inference or training (default both)
     python3 -m suites.run --suite huggingface --device cuda --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy \
-      --workload forward --jobs 8 --timeout 400 --run-id "h200-hf-accuracy-$day" --out "$out" ;;
+      --workload forward --jobs 8 --timeout 400 --run-id "h200-hf-accuracy-$run_tag" --out "$out" ;;
   torchbench-accuracy)  # optional second argument: inference or training (default both)
     PARITY_TORCHBENCH_DIR=$PWD/.torchbench python3 -m suites.run --suite torchbench --device cuda \
       --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy --jobs 10 --timeout 300 \
-      --run-id "h200-torchbench-accuracy-$day" --out "$out" ;;
+      --run-id "h200-torchbench-accuracy-$run_tag" --out "$out" ;;
   performance)
     suite=${2:?performance SUITE MODE I/N}; mode=${3:?performance SUITE MODE I/N}; shard=${4:-0/1}
     $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
-      --shard "$shard" --timeout 300 --run-id "h200-$suite-$mode-$day" --out "$out/$suite-$mode-${shard/\//of}" ;;
+      --shard "$shard" --timeout 300 --run-id "h200-$suite-$mode-$run_tag" --out "$out/$suite-$mode-${shard/\//of}" ;;
   *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
 esac
 echo "[reference_runs] $section done"
