@@ -24,6 +24,8 @@ Each entry:
                                                   (upstream's ALLOW_CUSTOMIZE_BSIZE=False and dont_change_batch_size)
   speedup_target  float > 0                       optional, default 1.0; a measured speedup below it gets a bottleneck
                                                   analysis (suites/common/bottleneck.py)
+  inference_grad  bool                            optional, default False; inference runs with autograd on (upstream's
+                                                  pick_grad: TorchBench's maml differentiates inside its forward)
   lists      [str]                                optional; the user's lists the model counts in (denominators of a
                                                   suite whose lists differ from its modes, e.g. torchbench's
                                                   "training", "inference", "graph_mode"); no effect on the run
@@ -80,6 +82,7 @@ class ModelEntry:
     workload: str = "forward"
     speedup_target: float = 1.0
     accuracy_batch_size: int | str = 0  # 0: the suite's; "own": the mode's batch size
+    inference_grad: bool = False
 
     def accuracy_batch_size_for(self, mode: str, suite_default: int) -> int:
         if self.accuracy_batch_size == "own":
@@ -162,7 +165,7 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
 
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
                "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
-               "lists", "workload", "speedup_target", "accuracy_batch_size"}
+               "lists", "workload", "speedup_target", "accuracy_batch_size", "inference_grad"}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
@@ -199,7 +202,8 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         _require(accuracy_batch_size == "own" or (isinstance(accuracy_batch_size, int) and accuracy_batch_size > 0
                                                   and not isinstance(accuracy_batch_size, bool)),
                  where, 'accuracy_batch_size must be a positive int or "own"')
-    _require(isinstance(raw.get("presubmit", True), bool), where, "presubmit must be True or False")
+    for flag, default in (("presubmit", True), ("inference_grad", False)):
+        _require(isinstance(raw.get(flag, default), bool), where, f"{flag} must be True or False")
     compiled_modes = raw.get("presubmit_compile", [])
     _require(isinstance(compiled_modes, list) and set(compiled_modes) <= set(batch_sizes), where,
              f"presubmit_compile must list modes of this model ({sorted(batch_sizes)})")
@@ -218,6 +222,7 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         workload=workload,
         speedup_target=float(speedup_target),
         accuracy_batch_size=accuracy_batch_size,
+        inference_grad=raw.get("inference_grad", False),
     )
 
 

@@ -72,6 +72,8 @@ GOOD_ENTRY = '{"modes": {"inference": {"batch_size": 2}}, "build": {}, "smoke": 
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'speedup_target': '1.2'}}}", "speedup_target must be a number > 0"),
     ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'accuracy_batch_size': 'mine'}}}", "accuracy_batch_size must be"),
+    ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
+     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'inference_grad': 'yes'}}}", "inference_grad must be True or False"),
 ])
 def test_malformed_manifests_name_the_problem(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "manifest.bzl"
@@ -93,6 +95,12 @@ def test_expectations_and_skips_match_by_pattern(tmp_path: Path) -> None:
     assert entry.skip_reason("npu", "inference", "eager") == "needs CANN 8"
     assert "does not take part in training" in entry.skip_reason("cpu", "training", "eager")
     assert entry.skip_reason("cpu", "inference", "eager") is None
+
+
+def test_inference_grad_follows_upstreams_pick_grad() -> None:
+    """Only TorchBench's maml keeps autograd on in inference (it differentiates inside its forward)."""
+    manifest = load_manifest("torchbench")
+    assert [name for name, entry in manifest.models.items() if entry.inference_grad] == ["maml"]
 
 
 def test_speedup_target_defaults_to_one() -> None:

@@ -63,6 +63,24 @@ def _run_n(fn: Callable[..., Any], model: torch.nn.Module, inputs: Any, n: int) 
     return fn(model, inputs, collect_outputs=True)
 
 
+def _model_state(model: torch.nn.Module) -> Iterator[tuple[str, torch.Tensor]]:
+    yield from model.named_parameters()
+    yield from model.named_buffers()  # persistent or not: state_dict() would miss the non-persistent ones
+
+
+def _host_copy_of_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {name: tensor.detach().to("cpu", copy=True) for name, tensor in _model_state(model)}
+
+
+def _restore_state(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None:
+    """Copies `state` back in place: the tensors keep their identity, so the compiled artifact's guards (and
+    the addresses its device graphs recorded) still hold. State outside tensors (Python attributes) is not
+    restored."""
+    with torch.no_grad():
+        for name, tensor in _model_state(model):
+            tensor.copy_(state[name])
+
+
 def _stats(samples: list[float]) -> pb.LatencyStats:
     return pb.LatencyStats(median_s=statistics.median(samples), min_s=min(samples), max_s=max(samples),
                            samples=len(samples))
@@ -172,8 +190,9 @@ class ModelRun:
         accuracy = self.result.accuracy
         accuracy.tolerance = tolerance
         # Upstream's pick_grad: inference runs without autograd (else the compiled forward is a training
-        # graph and CUDA graph trees wait for a backward that never comes), training with it.
-        grad_mode = torch.enable_grad() if self.training else torch.no_grad()
+        # graph and CUDA graph trees wait for a backward that never comes), training with it; a model that
+        # differentiates inside its forward keeps it on (the manifest's inference_grad).
+        grad_mode = torch.enable_grad() if self.training or self.entry.inference_grad else torch.no_grad()
 
         def checked() -> contextlib.AbstractContextManager[Any]:
             if not self.plan.check_accuracy:
@@ -190,6 +209,11 @@ class ModelRun:
                 model = model.to(torch.bfloat16)
                 inputs = cast_floats(inputs, torch.bfloat16)
             compiled = self.backend.compile(iteration.__call__, device)
+            # A forward that updates the model's own tensors (moco's queue and momentum encoder) leaves the timed
+            # module changed; its checked run must start where the eager reference starts, as in upstream's
+            # fresh accuracy process. Kept on the host, so it does not count towards the device's peak memory.
+            state_before_timing = (_host_copy_of_state(model)
+                                   if self._checks_timed_artifact and pristine is not None else None)
             # Timing first, with the run's one cold compile, under upstream's performance settings: the process is
             # then in the state of upstream's performance process. The accuracy work's set-up for deterministic
             # runs comes after it, as it slows eager on some devices (CUDA: cuBLAS, compiler/devices/cuda.py).
@@ -219,6 +243,8 @@ class ModelRun:
                 # Inference checks the timed artifact, which needs the timed module (Dynamo guards on it); it is
                 # unchanged by timing. Training recompiles for its check, from the untrained weights.
                 checked_model = reference if self.training else model
+                if state_before_timing is not None:
+                    _restore_state(model, state_before_timing)
                 with self._check_settings(checked), self._phase("compiled_check"):
                     status = self._compiled_check(checked_model, inputs, iteration, compiled, eager_ref, fp64,
                                                   tolerance)

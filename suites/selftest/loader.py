@@ -67,6 +67,23 @@ class PointwiseChain(torch.nn.Module):
         return h.mean(-1)
 
 
+class UpdatesItsState(TinyMlp):
+    """Like moco, its forward updates the model's own tensors (a queue buffer and a parameter), so every call
+    sees what the previous one left: the compiled check must start from the state the eager reference had."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("queue", torch.zeros(4))
+        self.momentum = torch.nn.Parameter(torch.ones(4), requires_grad=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = super().forward(x) + self.queue * self.momentum
+        with torch.no_grad():
+            self.queue.add_(1.0)
+            self.momentum.mul_(2.0)
+        return out
+
+
 _calls = [0]  # process-wide, so that fresh model copies keep counting
 
 
@@ -93,7 +110,7 @@ def _misbehave_at_load(behaviour: str) -> None:
 
 _MODULES = {"raises_in_forward": RaisesInForward, "device_oom": DeviceOutOfMemory,
             "differs_when_compiled": DiffersWhenCompiled, "not_deterministic": NotDeterministic,
-            "slow_fallback": PointwiseChain}
+            "slow_fallback": PointwiseChain, "updates_its_state": UpdatesItsState}
 
 
 def build(entry: ModelEntry, mode: str, device: str, smoke: bool, batch_size: int) -> Workload:

@@ -5,7 +5,7 @@ Data only; see suites/selftest/loader.py for what each model does.
 
 MANIFEST = {
     "suite": "selftest",
-    "version": "1.0.0",
+    "version": "1.1.0",
     "accuracy_batch_size": 4,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -67,6 +67,12 @@ MANIFEST = {
             "build": {"behaviour": "differs_when_compiled"},
             "smoke": {"batch_size": 4, "build": {"behaviour": "differs_when_compiled"}},
             "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "fail_accuracy", "reason": "compiled output is off by one"}],
+        },
+        # Passes: the timed module's checked run starts from the state its eager reference had.
+        "updates_its_state": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "updates_its_state"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "updates_its_state"}},
         },
         # Passes; its speedup target is out of reach, so every run gets a bottleneck analysis (with
         # PARITY_FORCE_FALLBACK=aten.gelu.default, Inductor's run is dominated by that fallback).
