@@ -95,7 +95,7 @@ def trace_ops(suite: str, model: str, mode: str) -> set[str]:
             autocast = contextlib.nullcontext
         iteration = Iteration(training, autocast, workload.loss_fn)
         compiled = torch.compile(iteration, backend=aot_autograd(fw_compiler=record, bw_compiler=record))
-        with torch.enable_grad() if training else torch.no_grad():
+        with torch.enable_grad() if training or entry.inference_grad else torch.no_grad():  # as the harness
             compiled(module, inputs, collect_outputs=False)
     torch._dynamo.reset()
     if not ops:
