@@ -66,3 +66,24 @@ def test_in_folder_files_have_the_expected_shapes(tmp_path: Path) -> None:
     batch = torch.load(synthetic_data.write_in_folder_file("maml_omniglot", tmp_path), weights_only=False)
     assert [b.shape for b in batch] == [(5, 25, 1, 28, 28), (5, 25), (5, 75, 1, 28, 28), (5, 75)]
     assert batch[1].dtype == np.int64
+
+
+def test_speech_transformer_data_makes_one_train_minibatch_of_kaldi_matrices(tmp_path: Path) -> None:
+    import json
+
+    folder = synthetic_data.ensure_dataset("speech_transformer", tmp_path)
+    chars = [line.split(" ")[0] for line in (folder / "input_data/lang_1char/train_chars.txt").read_text().splitlines()]
+    assert {"<sos>", "<eos>"} <= set(chars)
+    for split in ("train", "dev", "test"):
+        utts = json.loads((folder / f"input_data/{split}/data.json").read_text())["utts"]
+        assert utts
+        for utt in utts.values():
+            assert max(map(int, utt["output"][0]["tokenid"].split())) < len(chars) - 2  # no <sos>/<eos> in targets
+    train = json.loads((folder / "input_data/train/data.json").read_text())["utts"]
+    assert len(train) == 32 and sum(u["input"][0]["shape"][0] for u in train.values()) <= 15000  # batch_frames
+    utt = next(iter(train.values()))
+    frames, dim = utt["input"][0]["shape"]
+    data = (folder / utt["input"][0]["feat"]).read_bytes()  # Kaldi's binary float matrix
+    assert data[:6] == b"\0BFM \x04" and data[10:11] == b"\x04"
+    assert (np.frombuffer(data[6:10], "<i4")[0], np.frombuffer(data[11:15], "<i4")[0]) == (frames, dim) == (frames, 80)
+    assert len(data) == 15 + frames * dim * 4

@@ -55,11 +55,54 @@ def _coco128(root: Path, rng: np.random.Generator) -> None:
     (base / "coco.names").write_text("".join(f"class{i}\n" for i in range(80)))
 
 
+def _kaldi_matrix(path: Path, matrix: np.ndarray) -> None:
+    # One binary Kaldi float matrix, as kaldi_io.read_mat reads a plain (offset-free) path: "\0B", "FM ",
+    # then rows and columns, each an int32 after a size byte of 4, then the float32 values.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows, cols = matrix.shape
+    header = b"\0BFM " + np.array([(4, rows, 4, cols)], dtype="i1,<i4,i1,<i4").tobytes()
+    path.write_bytes(header + matrix.astype("<f4").tobytes())
+
+
+# speech_transformer's character dictionary: "<unk>", the characters, "<sos>", "<eos>" (the model reads only the
+# first word of each line; a token id is its line number). Size: AISHELL-1's character dictionary is about 4.2k
+# entries; the size of TorchBench's own file was not available offline, so this one is an assumption.
+_SPEECH_VOCAB = 4233
+
+
+def _speech_transformer(root: Path, rng: np.random.Generator) -> None:
+    # espnet-style json lists ({"utts": {id: {"input": [{"feat", "shape"}], "output": [{"tokenid", "shape"}]}}}) over
+    # 80-dim filterbank matrices. The train list must make exactly one minibatch of at most 15 000 frames
+    # (batch_frames): 32 utterances of 300-460 frames. dev feeds the cross-validation loader, test the first
+    # utterance that eval decodes.
+    import json
+
+    base = root / "speech_transformer_inputs"
+    chars = [f"c{i}" for i in range(_SPEECH_VOCAB - 3)]
+    lang = base / "input_data" / "lang_1char"
+    lang.mkdir(parents=True)
+    (lang / "train_chars.txt").write_text(
+        "".join(f"{token} {i}\n" for i, token in enumerate(["<unk>", *chars, "<sos>", "<eos>"])))
+    for split, count in (("train", 32), ("dev", 4), ("test", 2)):
+        utts = {}
+        for i in range(count):
+            name = f"{split}{i:03d}"
+            frames, length = int(rng.integers(300, 461)), int(rng.integers(10, 31))
+            feat = f"input_data/{split}/feats/{name}.ark"
+            _kaldi_matrix(base / feat, rng.standard_normal((frames, 80), dtype=np.float32))
+            tokens = rng.integers(1, _SPEECH_VOCAB - 2, length)
+            utts[name] = {"input": [{"feat": feat, "name": "input1", "shape": [frames, 80]}],
+                          "output": [{"name": "target1", "shape": [length, _SPEECH_VOCAB],
+                                      "tokenid": " ".join(map(str, tokens))}]}
+        (base / "input_data" / split / "data.json").write_text(json.dumps({"utts": utts}))
+
+
 DATA_ROOT_DATASETS: dict[str, tuple[str, Callable[[Path, np.random.Generator], None]]] = {
     # model: (dataset folder name under the data root, generator)
     "pytorch_stargan": ("pytorch_stargan_inputs", _stargan),
     "Super_SloMo": ("Super_SloMo_inputs", _super_slomo),
     "yolov3": ("coco128", _coco128),
+    "speech_transformer": ("speech_transformer_inputs", _speech_transformer),
 }
 
 
