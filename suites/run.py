@@ -14,6 +14,7 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -57,7 +58,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--plan", choices=PLANS, default="both",
                         help="accuracy check, performance experiment, or both from one cold compile (default)")
     parser.add_argument("--jobs", type=int, default=1,
-                        help="models run side by side; more than 1 only with --plan accuracy (timings need the device alone)")
+                        help="models run side by side; when they time, they take turns on the device and only their "
+                             "compilation overlaps (suites/common/device_turns.py)")
     parser.add_argument("--inductor-cache", type=Path, default=None,
                         help="share this compile cache between models (default: a fresh one each: cold start)")
     parser.add_argument("--fresh-processes", action="store_true",
@@ -85,11 +87,15 @@ def main(argv: list[str] | None = None) -> int:
              if args.workload in (None, manifest.models[name].workload)][shard::shards]
     todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
     zygote = None if args.fresh_processes or not todo else _start_zygote(args.suite, args.jobs)
+    turns_dir = tempfile.TemporaryDirectory(prefix="parity-turns-")  # goes with the run
+    take_turns = args.jobs > 1 and (args.split_processes or args.plan != "accuracy")
     options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
-                            split_processes=args.split_processes, parallel_jobs=args.jobs, zygote=zygote)
+                            split_processes=args.split_processes, parallel_jobs=args.jobs,
+                            device_turns=Path(turns_dir.name) / "device.lock" if take_turns else None, zygote=zygote)
+    side_by_side = f", {args.jobs} at a time{' taking turns on the device' if take_turns else ''}" if args.jobs > 1 else ""
     print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(todo)} runs, backend {backend.name} "
           f"({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, plan {args.plan}"
-          f"{f', {args.jobs} at a time' if args.jobs > 1 else ''}, run {run_id}", flush=True)
+          f"{side_by_side}, run {run_id}", flush=True)
     requests = [ModelRequest(suite=args.suite, model=name, mode=mode, backend=backend.name, device=args.device,
                              smoke=args.smoke, batch_size=args.batch_size, plan=args.plan, repeats=args.repeats,
                              warmup=args.warmup, run_id=run_id) for name, mode in todo]
@@ -107,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(stop, handler)
         if zygote is not None:
             zygote.close()
+        turns_dir.cleanup()
     print(_table(results))
     mismatches = [r for r in results if r.status != r.expected_status]
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
@@ -146,9 +153,6 @@ def _shard(text: str) -> tuple[int, int]:
 def _check_parallelism(args: argparse.Namespace) -> None:
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, not {args.jobs}")
-    if args.jobs > 1 and args.plan != "accuracy":
-        raise ValueError(f"--jobs {args.jobs} runs models side by side on one device, which would skew every timing; "
-                         "use it with --plan accuracy, and measure performance with --jobs 1")
     if args.split_processes and args.plan != "both":
         raise ValueError("--split-processes already runs accuracy and performance separately; drop --plan")
 

@@ -20,7 +20,6 @@ from suites.run import main
     (["--suite", "timm", "--model", "resnet999", "--backend", "inductor"], "unknown model 'resnet999' in suite timm"),
     (["--suite", "timm", "--backend", "tvm"], "unknown backend 'tvm'; known backends:"),
     (["--suite", "nope", "--backend", "inductor"], "no manifest for suite 'nope'"),
-    (["--suite", "timm", "--backend", "inductor", "--jobs", "2"], "--jobs 2 runs models side by side"),
     (["--suite", "timm", "--backend", "inductor", "--jobs", "0", "--plan", "accuracy"], "--jobs must be at least 1"),
     (["--suite", "timm", "--backend", "inductor", "--shard", "4/4"], "I must be at least 0 and below N"),
     (["--suite", "timm", "--backend", "inductor", "--shard", "half"], "--shard must be I/N"),
@@ -38,9 +37,23 @@ def test_accuracy_runs_side_by_side(tmp_path: Path) -> None:
     assert main(args) == 0  # both matched the manifest's expectations
     healthy = read_result(tmp_path / "selftest.healthy.inference.aot_eager.cpu.smoke.pb")
     assert healthy.community_status == "pass" and healthy.accuracy.checked and not healthy.performance.measured
-    assert healthy.config.parallel_jobs == 2
+    assert healthy.config.parallel_jobs == 2 and not healthy.config.device_turns  # no timing, no turns
     killed = read_result(tmp_path / "selftest.killed.inference.aot_eager.cpu.smoke.pb")
     assert killed.community_status == "crash" and killed.config.parallel_jobs == 2
+
+
+def test_timed_runs_side_by_side_take_turns_on_the_device(tmp_path: Path) -> None:
+    """--jobs with timing: the children take turns on the device, and their compile latency leaves out the wait
+    for the turn (suites/common/device_turns_test.py shows the turns themselves)."""
+    args = ["--suite", "selftest", "--model", "healthy", "--model", "updates_its_state", "--backend", "aot_eager",
+            "--device", "cpu", "--smoke", "--jobs", "2", "--repeats", "2", "--warmup", "1", "--out", str(tmp_path)]
+    assert main(args) == 0
+    for model in ("healthy", "updates_its_state"):
+        result = read_result(tmp_path / f"selftest.{model}.inference.aot_eager.cpu.smoke.pb")
+        assert result.community_status == "pass" and result.performance.measured, result.failure.message
+        assert result.config.parallel_jobs == 2 and result.config.device_turns
+        ct = result.compile_time
+        assert ct.compilation_latency_s == pytest.approx(ct.compiled_warmup_s - ct.device_turn_wait_s - ct.eager_warmup_s)
 
 
 @pytest.mark.parametrize("layout", [[], ["--fresh-processes"]], ids=["forked", "fresh"])

@@ -17,8 +17,8 @@
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
 #                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call; on the
 #                        H200 a quarter of HuggingFace inference needs 220 s to about 400 s: one quarter per call)
-# Timings are only taken one model at a time; side-by-side runs are accuracy-only (suites/run.py refuses
-# otherwise). Wheels carried in .whl/ are installed first (see below). The section's folder is also packed as
+# These sections time one model at a time; side-by-side runs with timing take turns on the device
+# (suites/common/device_turns.py). Wheels carried in .whl/ are installed first (see below). The section's folder is also packed as
 # $OUT/<section>.tgz, even when the section is cut short: the machine returns only a few loose files.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -18,6 +18,7 @@ from compiler.backends import get_backend
 from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
 from suites.common import status as statuses
+from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, load_manifest
 from suites.common.model_run import ModelRun
 from suites.common.provenance import base_provenance
@@ -55,15 +56,16 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.M
             device_info = device.info()
             plan = request.run_plan()
             loader_module = importlib.import_module(f"suites.{request.suite}.loader")
+            turns = DeviceTurns.from_env()  # set when models run side by side take turns on the device
             if entry.workload == "generation":  # LLM entries: timed through generate()
                 from suites.common.generation_run import GenerationRun
 
                 run = GenerationRun(manifest, entry, backend, device, request.smoke, plan,
-                                    loader_module.build_generation)
+                                    loader_module.build_generation, turns)
             else:
                 run = ModelRun(manifest, entry, request.mode, backend, device, request.smoke,
                                request.resolved_batch_size(manifest), plan, loader_module.build,
-                               trace_prefix)
+                               trace_prefix, turns)
             result = run.run()
             result.expected_status = statuses.to_enum(expected)
     except Exception as exc:  # noqa: BLE001 (bad input and harness errors become infra_error results)

@@ -27,6 +27,7 @@ from compiler.devices.base import DeviceAdapter
 from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
 from suites.common.compile_stats import CounterWindow
+from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
 from suites.common.model_run import (_classified, compare, fp64_reference, load_classified, record_performance,
                                      run_classified)
@@ -72,14 +73,16 @@ def _logits(model: torch.nn.Module, inputs: dict[str, Any]) -> torch.Tensor:
 
 class GenerationRun:
     def __init__(self, manifest: Manifest, entry: ModelEntry, backend: Backend, device: DeviceAdapter, smoke: bool,
-                 plan: RunPlan, loader: GenerationLoader) -> None:
+                 plan: RunPlan, loader: GenerationLoader, turns: DeviceTurns | None = None) -> None:
         self.manifest, self.entry, self.backend, self.device = manifest, entry, backend, device
         self.smoke, self.plan, self.loader = smoke, plan, loader
+        self.turns = turns or DeviceTurns(None)  # as in ModelRun
         self.result = pb.ModelResult()
 
     def run(self) -> pb.ModelResult:
         """Fills self.result; never raises for a model failure (it becomes a status)."""
-        return run_classified(self.result, self._experiment)
+        with self.turns.taken():
+            return run_classified(self.result, self._experiment)
 
     def _experiment(self) -> str:
         device = self.device
@@ -144,8 +147,10 @@ class GenerationRun:
         perf, gen = self.result.performance, self.result.generation
         with torch.compiler.set_stance("force_eager"):
             eager_warmup_s, eager_peak, eager_tokens = self._warmup(model, inputs, pb.PHASE_EAGER)
+        waited_before = self.turns.waited_s
         with self._compile_window():
             compiled_warmup_s, compiled_peak, compiled_tokens = self._warmup(model, inputs, pb.PHASE_COMPILE)
+        turn_wait_s = self.turns.waited_s - waited_before
         gen.eager_new_tokens, gen.compiled_new_tokens = work.new_tokens(eager_tokens), work.new_tokens(compiled_tokens)
         gen.same_tokens = bool(torch.equal(eager_tokens, compiled_tokens))
         eager_samples, compiled_samples = [], []
@@ -157,7 +162,7 @@ class GenerationRun:
                 with torch.compiler.set_stance("eager_on_recompile"):
                     compiled_samples.append(self._timed(model, inputs))
         record_performance(self.result, self.device, (eager_samples, compiled_samples),
-                           (eager_warmup_s, compiled_warmup_s), (eager_peak, compiled_peak))
+                           (eager_warmup_s, compiled_warmup_s), (eager_peak, compiled_peak), turn_wait_s)
         gen.eager_tokens_per_s = gen.eager_new_tokens / perf.eager.median_s
         gen.compiled_tokens_per_s = gen.compiled_new_tokens / perf.compiled.median_s
 

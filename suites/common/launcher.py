@@ -21,6 +21,7 @@ from typing import Protocol
 
 from parity.v1 import results_pb2 as pb
 from suites.common import status as statuses
+from suites.common.device_turns import ENV_VAR as DEVICE_TURNS_ENV
 from suites.common.provenance import base_provenance
 from suites.common.request import ModelRequest
 from suites.common.result_io import ResultFileError, read_result, write_result
@@ -37,7 +38,8 @@ class LaunchOptions:
     timeout_s: float = 2000.0          # upstream's per-model timeout
     inductor_cache: Path | None = None  # None: a fresh, empty cache per child (cold start)
     split_processes: bool = False       # upstream's layout: accuracy and performance in separate children
-    parallel_jobs: int = 1              # children running at once (accuracy-only when more than 1)
+    parallel_jobs: int = 1              # children running at once
+    device_turns: Path | None = None    # the lock file children running at once take turns on the device with
     zygote: Zygote | None = None        # forks pre-imported children (start_zygote); None: a fresh interpreter each
 
 
@@ -66,6 +68,8 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     lost: ZygoteError | None = None
     with tempfile.TemporaryDirectory(prefix="parity-cache-") as fresh_cache:
         env = _with_cache(child_env(options.parallel_jobs), str(options.inductor_cache or fresh_cache))
+        if options.device_turns is not None:
+            env[DEVICE_TURNS_ENV] = str(options.device_turns)
         child = _start(argv, log_path, env, options.zygote)
         with _running_lock:
             _running.add(child.pid)
@@ -96,6 +100,7 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     result.config.timeout_s = options.timeout_s
     result.config.cold_start = options.inductor_cache is None
     result.config.parallel_jobs = options.parallel_jobs
+    result.config.device_turns = options.device_turns is not None
     result.compile_time.cold_start = options.inductor_cache is None
     return result
 

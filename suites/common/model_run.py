@@ -29,6 +29,7 @@ from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
 from suites.common import bottleneck
 from suites.common.compile_stats import CounterWindow
+from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
@@ -137,9 +138,10 @@ def compare(accuracy: pb.Accuracy, eager_ref: Any, compiled: Any, fp64: Any, tol
 
 
 def record_performance(result: pb.ModelResult, device: DeviceAdapter, samples: tuple[list[float], list[float]],
-                       warmup_s: tuple[float, float], peak_gb: tuple[float, float]) -> None:
+                       warmup_s: tuple[float, float], peak_gb: tuple[float, float], turn_wait_s: float = 0.0) -> None:
     """The community's figures from (eager, compiled) pairs: median-ratio speedup, compile latency (compiled
-    warm-up minus eager warm-up), peak memory and compression ratio."""
+    warm-up minus eager warm-up, less the compiled warm-up's wait for the device's turn), peak memory and
+    compression ratio."""
     perf, ct, mem = result.performance, result.compile_time, result.memory
     perf.measured = True
     perf.eager.CopyFrom(_stats(samples[0]))
@@ -147,7 +149,8 @@ def record_performance(result: pb.ModelResult, device: DeviceAdapter, samples: t
     perf.speedup = perf.eager.median_s / perf.compiled.median_s
     perf.abs_latency_ms = perf.compiled.median_s * 1000
     ct.eager_warmup_s, ct.compiled_warmup_s = warmup_s
-    ct.compilation_latency_s = warmup_s[1] - warmup_s[0]
+    ct.device_turn_wait_s = turn_wait_s
+    ct.compilation_latency_s = warmup_s[1] - turn_wait_s - warmup_s[0]
     mem.method = device.memory_method
     mem.eager_peak_gb, mem.compiled_peak_gb = peak_gb
     mem.compression_ratio = peak_gb[0] / peak_gb[1] if peak_gb[1] > 0 else 0.0
@@ -155,10 +158,12 @@ def record_performance(result: pb.ModelResult, device: DeviceAdapter, samples: t
 
 class ModelRun:
     def __init__(self, manifest: Manifest, entry: ModelEntry, mode: str, backend: Backend, device: DeviceAdapter,
-                 smoke: bool, batch_size: int, plan: RunPlan, loader: Loader, trace_prefix: Path | None = None) -> None:
+                 smoke: bool, batch_size: int, plan: RunPlan, loader: Loader, trace_prefix: Path | None = None,
+                 turns: DeviceTurns | None = None) -> None:
         self.manifest, self.entry, self.mode, self.backend, self.device = manifest, entry, mode, backend, device
         self.smoke, self.batch_size, self.plan, self.loader = smoke, batch_size, plan, loader
         self.trace_prefix = trace_prefix  # <out>/<stem>: profiler traces of a bottleneck analysis go next to the result
+        self.turns = turns or DeviceTurns(None)  # shared with models run side by side, else the device is ours
         self.speedup_target = bottleneck.target_for(entry.speedup_target)  # read early: a bad override fails first
         self.training = mode == "training"
         self.result = pb.ModelResult()
@@ -170,7 +175,8 @@ class ModelRun:
     # -- the experiment ---------------------------------------------------------------------------
     def run(self) -> pb.ModelResult:
         """Fills self.result; never raises for a model failure (it becomes a status)."""
-        return run_classified(self.result, self._experiment)
+        with self.turns.taken():
+            return run_classified(self.result, self._experiment)
 
     def _experiment(self) -> str:
         device = self.device
@@ -284,8 +290,10 @@ class ModelRun:
         eager_warmup_s, eager_peak = self._warmup(iteration, eager_model, inputs, pb.PHASE_EAGER)
         del eager_model
         self._fresh_optimizer(iteration, model)
+        waited_before = self.turns.waited_s
         with self._first_compile():
             compiled_warmup_s, compiled_peak = self._warmup(compiled, model, inputs, pb.PHASE_COMPILE)
+        turn_wait_s = self.turns.waited_s - waited_before
         eager_samples, compiled_samples = [], []
         # Like upstream's torch._dynamo.run: timing never compiles; a guard failure runs eagerly.
         with _classified(pb.PHASE_TIMING, "fail_to_run", "OOM", device), torch.compiler.set_stance("eager_on_recompile"):
@@ -293,7 +301,7 @@ class ModelRun:
                 eager_samples.append(self._timed(iteration, model, inputs))
                 compiled_samples.append(self._timed(compiled, model, inputs))
         record_performance(self.result, device, (eager_samples, compiled_samples), (eager_warmup_s, compiled_warmup_s),
-                           (eager_peak, compiled_peak))
+                           (eager_peak, compiled_peak), turn_wait_s)
 
     def _analyse(self, model: torch.nn.Module, inputs: Any, fns: dict[str, Callable[..., Any]], trigger: str) -> None:
         """Profiles one eager and one compiled iteration (suites/common/bottleneck.py); never compiles, never raises."""

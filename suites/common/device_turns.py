@@ -1,0 +1,78 @@
+"""Turn-taking on one device for model processes run side by side (`suites.run --jobs N` with timing).
+
+A process holds the device's turn, an exclusive flock on a file its run shares, for all of its device work,
+and gives it up only while PyTorch compiles: a Dynamo frame or a lazily compiled backward, as torch._dynamo's
+compile callbacks report them. So no timing overlaps another model's device work, while compilation (host
+work, and most of a cold run's wall time) does overlap. The wait for the turn after a compile is counted, so
+that compile latency can leave it out. Device work inside a compile (a pad_mm shape benchmark) is not covered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from typing import Any, Iterator
+
+ENV_VAR = "PARITY_DEVICE_TURNS"  # the shared lock file; unset: the process has the device to itself
+_COMPILING = frozenset({"DYNAMO", "LAZY_BACKWARD"})  # not CUDAGRAPH_RECORDING: that one runs on the device
+
+
+class DeviceTurns:
+    def __init__(self, lock_path: str | None) -> None:
+        self.lock_path = lock_path
+        self.waited_s = 0.0  # total time spent waiting for the turn
+        self._fd: int | None = None
+        self._held = False
+
+    @classmethod
+    def from_env(cls) -> DeviceTurns:
+        return cls(os.environ.get(ENV_VAR) or None)
+
+    @property
+    def shared(self) -> bool:
+        return self.lock_path is not None
+
+    @contextlib.contextmanager
+    def taken(self) -> Iterator[None]:
+        """Holds the turn for the block, except while PyTorch compiles inside it; without a lock file, nothing."""
+        if self.lock_path is None:
+            yield
+            return
+        import torch._dynamo
+
+        handler = torch._dynamo.callback_handler
+        # Opened here, never inherited: a descriptor shared with a forked sibling would share its lock as well.
+        self._fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        handler.register_start_callback(self._on_compile_start)
+        handler.register_end_callback(self._on_compile_end)
+        try:
+            self._acquire()
+            yield
+        finally:
+            handler.remove_start_callback(self._on_compile_start)
+            handler.remove_end_callback(self._on_compile_end)
+            os.close(self._fd)  # closing the descriptor gives the turn back
+            self._fd, self._held = None, False
+
+    def _acquire(self) -> None:
+        if self._fd is None or self._held:
+            return
+        start = time.perf_counter()
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        self.waited_s += time.perf_counter() - start
+        self._held = True
+
+    def _release(self) -> None:
+        if self._fd is not None and self._held:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            self._held = False
+
+    def _on_compile_start(self, args: Any) -> None:
+        if args.callback_trigger.name in _COMPILING:
+            self._release()
+
+    def _on_compile_end(self, args: Any) -> None:
+        if args.callback_trigger.name in _COMPILING:
+            self._acquire()
