@@ -2,11 +2,17 @@
 # /tmp/site and puts it first on PYTHONPATH. `source ci/device/install_wheels.sh torchbench` adds
 # .whl/torchbench/*.whl and its fix-ups (torchbench_env.sh); only TorchBench runs get those, since some of
 # them (librosa, setuptools<81) would shadow the image's packages for everything else.
-_wheels=(.whl/*.whl)
-[ "${1:-}" = torchbench ] && _wheels+=(.whl/torchbench/*.whl)
-if compgen -G "${_wheels[0]}" >/dev/null; then
+# Either folder may be empty or absent; each wheel found counts (a glob that matches nothing is dropped).
+_wheels=()
+for _pattern in .whl/*.whl ${1:+.whl/$1/*.whl}; do
+  if compgen -G "$_pattern" >/dev/null; then _wheels+=($_pattern); fi
+done
+if [ ${#_wheels[@]} -gt 0 ]; then
+  echo "[install_wheels] installing ${#_wheels[@]} carried wheels into /tmp/site"
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "${_wheels[@]}"
   export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
   if [ "${1:-}" = torchbench ]; then source ci/device/torchbench_env.sh; fi
+else
+  echo "[install_wheels] no wheels carried in .whl/${1:+ or .whl/$1/}" >&2
 fi
-unset _wheels
+unset _wheels _pattern

@@ -105,7 +105,7 @@ class GenerationRun:
             if not self.plan.check_accuracy:
                 return "pass"
             self.device.prepare_deterministic_runs()
-            with accuracy_settings(deterministic_algorithms=True):
+            with accuracy_settings(deterministic_algorithms=self.entry.deterministic_algorithms):
                 with _uncompiled(model):
                     fp64 = self._fp64_reference(model, forward_inputs)
                     eager_ref, status = self._eager_runs(model, forward_inputs)

@@ -1,7 +1,9 @@
 """Suite manifests: the versioned denominator of each suite, read by Starlark and Python alike.
 
 A manifest is `suites/<suite>/manifest.bzl` holding one literal `MANIFEST = {...}`:
-  suite, version, accuracy_batch_size, tolerance {mode: tol}, models {name: entry}.
+  suite, version, accuracy_batch_size, tolerance {mode: tol}, models {name: entry}, and optionally
+  training_accuracy_mode "train" (default) | "eval": the module mode of the training accuracy check (upstream
+  checks TorchBench training in eval mode, TIMM and HuggingFace in train mode; timing always trains in train mode).
 Each entry:
   modes      {mode: {"batch_size": int}}          the modes the model takes part in (community perf batch sizes)
   build      {...}                                suite-specific construction of the full-size model
@@ -26,6 +28,11 @@ Each entry:
                                                   analysis (suites/common/bottleneck.py)
   inference_grad  bool                            optional, default False; inference runs with autograd on (upstream's
                                                   pick_grad: TorchBench's maml differentiates inside its forward)
+  deterministic_algorithms  bool                  optional, default True; False: the accuracy check runs without
+                                                  torch.use_deterministic_algorithms (upstream's setup_determinism
+                                                  exceptions: models with ops that have no deterministic kernel)
+  only_training  bool                             optional; keeps train mode in the training accuracy check of a suite
+                                                  whose training_accuracy_mode is "eval" (upstream's only_training)
   lists      [str]                                optional; the user's lists the model counts in (denominators of a
                                                   suite whose lists differ from its modes, e.g. torchbench's
                                                   "training", "inference", "graph_mode"); no effect on the run
@@ -83,6 +90,8 @@ class ModelEntry:
     speedup_target: float = 1.0
     accuracy_batch_size: int | str = 0  # 0: the suite's; "own": the mode's batch size
     inference_grad: bool = False
+    deterministic_algorithms: bool = True
+    only_training: bool = False
 
     def accuracy_batch_size_for(self, mode: str, suite_default: int) -> int:
         if self.accuracy_batch_size == "own":
@@ -118,6 +127,11 @@ class Manifest:
     accuracy_batch_size: int
     tolerance: dict[str, float]
     models: dict[str, ModelEntry] = field(repr=False)
+    training_accuracy_mode: str = "train"
+
+    def accuracy_in_train_mode(self, entry: ModelEntry, mode: str) -> bool:
+        """Whether the accuracy check of `mode` runs the module in train mode (upstream's use_eval_mode)."""
+        return mode == "training" and (self.training_accuracy_mode == "train" or entry.only_training)
 
     def model(self, name: str) -> ModelEntry:
         if name not in self.models:
@@ -150,6 +164,8 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
         _require(key in data, where, f"MANIFEST lacks the key {key!r}")
     _require(data["suite"] == suite, where, f"declares suite {data['suite']!r}, expected {suite!r}")
     _require(set(data["tolerance"]) == set(MODES), where, f"tolerance must give {MODES}")
+    training_accuracy_mode = data.get("training_accuracy_mode", "train")
+    _require(training_accuracy_mode in ("train", "eval"), where, 'training_accuracy_mode must be "train" or "eval"')
     models = {name: _parse_entry(name, raw, f"{where}: model {name!r}") for name, raw in data["models"].items()}
     _require(bool(models), where, "lists no models")
     return Manifest(
@@ -160,12 +176,14 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
         accuracy_batch_size=int(data["accuracy_batch_size"]),
         tolerance={m: float(t) for m, t in data["tolerance"].items()},
         models=models,
+        training_accuracy_mode=training_accuracy_mode,
     )
 
 
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
                "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
-               "lists", "workload", "speedup_target", "accuracy_batch_size", "inference_grad"}
+               "lists", "workload", "speedup_target", "accuracy_batch_size", "inference_grad",
+               "deterministic_algorithms", "only_training"}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
@@ -202,7 +220,8 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         _require(accuracy_batch_size == "own" or (isinstance(accuracy_batch_size, int) and accuracy_batch_size > 0
                                                   and not isinstance(accuracy_batch_size, bool)),
                  where, 'accuracy_batch_size must be a positive int or "own"')
-    for flag, default in (("presubmit", True), ("inference_grad", False)):
+    for flag, default in (("presubmit", True), ("inference_grad", False), ("deterministic_algorithms", True),
+                          ("only_training", False)):
         _require(isinstance(raw.get(flag, default), bool), where, f"{flag} must be True or False")
     compiled_modes = raw.get("presubmit_compile", [])
     _require(isinstance(compiled_modes, list) and set(compiled_modes) <= set(batch_sizes), where,
@@ -223,6 +242,8 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         speedup_target=float(speedup_target),
         accuracy_batch_size=accuracy_batch_size,
         inference_grad=raw.get("inference_grad", False),
+        deterministic_algorithms=raw.get("deterministic_algorithms", True),
+        only_training=raw.get("only_training", False),
     )
 
 

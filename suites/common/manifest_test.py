@@ -74,6 +74,11 @@ GOOD_ENTRY = '{"modes": {"inference": {"batch_size": 2}}, "build": {}, "smoke": 
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'accuracy_batch_size': 'mine'}}}", "accuracy_batch_size must be"),
     ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'inference_grad': 'yes'}}}", "inference_grad must be True or False"),
+    ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
+     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'deterministic_algorithms': 0}}}",
+     "deterministic_algorithms must be True or False"),
+    ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
+     "'training_accuracy_mode': 'test', 'models': {'m': " + GOOD_ENTRY + "}}", 'training_accuracy_mode must be "train" or "eval"'),
 ])
 def test_malformed_manifests_name_the_problem(tmp_path: Path, body: str, message: str) -> None:
     path = tmp_path / "manifest.bzl"
@@ -101,6 +106,17 @@ def test_inference_grad_follows_upstreams_pick_grad() -> None:
     """Only TorchBench's maml keeps autograd on in inference (it differentiates inside its forward)."""
     manifest = load_manifest("torchbench")
     assert [name for name, entry in manifest.models.items() if entry.inference_grad] == ["maml"]
+
+
+def test_training_accuracy_mode_follows_upstreams_use_eval_mode() -> None:
+    """TorchBench checks training in eval mode but for its only_training models; TIMM keeps train mode."""
+    torchbench = load_manifest("torchbench")
+    assert not torchbench.accuracy_in_train_mode(torchbench.model("resnet50"), "training")
+    assert torchbench.accuracy_in_train_mode(torchbench.model("demucs"), "training")
+    assert not torchbench.accuracy_in_train_mode(torchbench.model("demucs"), "inference")
+    timm = load_manifest("timm")
+    assert timm.accuracy_in_train_mode(timm.model("deit_tiny_patch16_224.fb_in1k"), "training")
+    assert not torchbench.model("vgg16").deterministic_algorithms and torchbench.model("resnet50").deterministic_algorithms
 
 
 def test_speedup_target_defaults_to_one() -> None:

@@ -204,12 +204,15 @@ class ModelRun:
             if not self.plan.check_accuracy:
                 return contextlib.nullcontext()
             # Eager runs checked against the timed artifact share its matmul precision (settings.py).
-            return accuracy_settings(deterministic_algorithms=True, reduced_precision=self._checks_timed_artifact)
+            return accuracy_settings(deterministic_algorithms=self.entry.deterministic_algorithms,
+                                     reduced_precision=self._checks_timed_artifact)
 
         with grad_mode, torch._inductor.config.patch(self.entry.inductor_config), \
                 forced_fallbacks(self._fallback_policy):
             # The accuracy work gets the model as loaded (fp32, untrained), kept on the host while timing runs.
             pristine = copy.deepcopy(model).to("cpu") if self.plan.check_accuracy else None
+            if pristine is not None:  # upstream checks TorchBench training in eval mode (manifest.py)
+                pristine.train(self.manifest.accuracy_in_train_mode(self.entry, self.mode))
             pristine_inputs = to_device(inputs, "cpu") if self.plan.check_accuracy else None
             if not self.training:  # the community's --bfloat16: cast model and float inputs
                 model = model.to(torch.bfloat16)

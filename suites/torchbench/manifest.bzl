@@ -17,16 +17,20 @@ outside, so their smoke variant is the same model at a small batch (0: the model
 lists: which of the user's lists the model counts in ("graph_mode": the graph-mode smoke suite, BUILD's
 graph_mode_<backend> test_suites). Presubmit runs resnet18 (also compiled with Inductor) and squeezenet1_1 (aot_eager);
 every TorchBench-checkout model is nightly and needs PARITY_TORCHBENCH_DIR (--test_env) there.
+Accuracy mode (section 1.2, 3.5): training is checked in eval mode except for upstream's only_training models, and
+without deterministic algorithms for upstream's setup_determinism exceptions (deterministic_algorithms: False).
 Bump "version" whenever the model list, a batch size, a tolerance or an expectation changes.
 """
 
 MANIFEST = {
     "suite": "torchbench",
-    "version": "1.2.0",
+    "version": "1.3.0",
     "accuracy_batch_size": 4,
+    "training_accuracy_mode": "eval",
     "tolerance": {"training": 0.001, "inference": 0.0001},
     "models": {
         "alexnet": {
+            "deterministic_algorithms": False,
             "lists": ["training", "inference"],
             "modes": {"training": {"batch_size": 128}, "inference": {"batch_size": 128}},
             "build": {"source": "torchvision", "arch": "alexnet"},
@@ -44,6 +48,7 @@ MANIFEST = {
             "notes": "batch 256 was upstream's default before removal",
         },
         "Background_Matting": {
+            "deterministic_algorithms": False,
             "lists": ["training", "inference"],
             "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 1}},
@@ -77,6 +82,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "demucs": {
+            "only_training": True,
             "lists": ["training", "inference"],
             "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 8}},
@@ -96,6 +102,8 @@ MANIFEST = {
             "notes": "training batch 4 from upstream's torchbench.yaml (default 256)",
         },
         "detectron2_fasterrcnn_r_101_c4": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -104,6 +112,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_101_dc5": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -112,6 +122,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_101_fpn": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -120,6 +132,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_50_c4": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -128,6 +142,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_50_dc5": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -136,6 +152,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_50_fpn": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -144,6 +162,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fcos_r_50_fpn": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "train raises NotImplementedError upstream (FCOS training is unsupported by detectron2); it also needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com"}},
@@ -152,6 +172,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "train raises NotImplementedError upstream (FCOS training is unsupported by detectron2); it also needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com"}],
         },
         "detectron2_maskrcnn": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -160,6 +182,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_101_c4": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -168,6 +192,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_101_fpn": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -176,6 +202,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_50_c4": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -184,6 +212,8 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_50_fpn": {
+            "deterministic_algorithms": False,
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "unavailable": {"training": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}},
@@ -283,6 +313,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "mobilenet_v2_quantized_qat": {
+            "deterministic_algorithms": False,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 96}},
             "build": {"source": "torchvision_qat", "arch": "mobilenet_v2"},
@@ -372,6 +403,7 @@ MANIFEST = {
             "notes": "training batch 1 is a placeholder: the mode is classified unavailable",
         },
         "pytorch_CycleGAN_and_pix2pix": {
+            "deterministic_algorithms": False,
             "lists": ["training"],
             "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 1}},
@@ -399,6 +431,7 @@ MANIFEST = {
             "notes": "batch 200 was upstream's default before removal",
         },
         "pytorch_unet": {
+            "deterministic_algorithms": False,
             "lists": ["training", "inference"],
             "accuracy_batch_size": 2,
             "modes": {"training": {"batch_size": 1}, "inference": {"batch_size": 1}},
@@ -422,6 +455,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "resnet50_quantized_qat": {
+            "deterministic_algorithms": False,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 32}},
             "build": {"source": "torchvision_qat", "arch": "resnet50"},
@@ -473,6 +507,7 @@ MANIFEST = {
             "optimizer": "sgd",
         },
         "Super_SloMo": {
+            "deterministic_algorithms": False,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 6}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["random_weights", "data"]},
@@ -480,6 +515,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "tacotron2": {
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 64}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"], "packages": ["librosa", "inflect", "unidecode"]},
@@ -503,6 +539,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "tts_angular": {
+            "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 64}},
             "build": {"source": "torchbench", "folder": "models"},
@@ -510,6 +547,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "vgg16": {
+            "deterministic_algorithms": False,
             "lists": ["training", "inference"],
             "modes": {"training": {"batch_size": 64}, "inference": {"batch_size": 4}},
             "build": {"source": "torchvision", "arch": "vgg16"},
@@ -526,6 +564,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "yolov3": {
+            "only_training": True,
             "lists": ["training", "inference"],
             "modes": {"training": {"batch_size": 8}, "inference": {"batch_size": 8}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"]},
