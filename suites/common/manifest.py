@@ -33,6 +33,12 @@ Each entry:
                                                   exceptions: models with ops that have no deterministic kernel)
   only_training  bool                             optional; keeps train mode in the training accuracy check of a suite
                                                   whose training_accuracy_mode is "eval" (upstream's only_training)
+  large_model  bool                               optional; the accuracy check is not run: pass_due_to_skip (upstream's
+                                                  accuracy.skip.large_models)
+  eager_not_deterministic  bool                   optional; training: the two eager runs are not compared, and a compiled
+                                                  run that completes is pass_due_to_skip (upstream's list of that name)
+  non_deterministic  bool                         optional; pass, eager_two_runs_differ and fail_accuracy become pass
+                                                  (upstream's non_deterministic_models)
   lists      [str]                                optional; the user's lists the model counts in (denominators of a
                                                   suite whose lists differ from its modes, e.g. torchbench's
                                                   "training", "inference", "graph_mode"); no effect on the run
@@ -92,6 +98,13 @@ class ModelEntry:
     inference_grad: bool = False
     deterministic_algorithms: bool = True
     only_training: bool = False
+    large_model: bool = False
+    eager_not_deterministic: bool = False
+    non_deterministic: bool = False
+
+    def accuracy_skipped(self, mode: str) -> bool:
+        """Upstream does not compare this model's results in `mode`: a run that completes is pass_due_to_skip."""
+        return self.large_model or (mode == "training" and self.eager_not_deterministic)
 
     def accuracy_batch_size_for(self, mode: str, suite_default: int) -> int:
         if self.accuracy_batch_size == "own":
@@ -107,6 +120,8 @@ class ModelEntry:
         for rule in self.expected:
             if rule.matches(device, mode, backend):
                 return rule.status, rule.reason
+        if self.accuracy_skipped(mode):
+            return "pass_due_to_skip", "upstream does not compare its results (large_model, eager_not_deterministic)"
         return "pass", ""
 
     def skip_reason(self, device: str, mode: str, backend: str) -> str | None:
@@ -183,7 +198,8 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
                "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
                "lists", "workload", "speedup_target", "accuracy_batch_size", "inference_grad",
-               "deterministic_algorithms", "only_training"}
+               "deterministic_algorithms", "only_training", "large_model", "eager_not_deterministic",
+               "non_deterministic"}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
@@ -221,7 +237,8 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
                                                   and not isinstance(accuracy_batch_size, bool)),
                  where, 'accuracy_batch_size must be a positive int or "own"')
     for flag, default in (("presubmit", True), ("inference_grad", False), ("deterministic_algorithms", True),
-                          ("only_training", False)):
+                          ("only_training", False), ("large_model", False), ("eager_not_deterministic", False),
+                          ("non_deterministic", False)):
         _require(isinstance(raw.get(flag, default), bool), where, f"{flag} must be True or False")
     compiled_modes = raw.get("presubmit_compile", [])
     _require(isinstance(compiled_modes, list) and set(compiled_modes) <= set(batch_sizes), where,
@@ -244,6 +261,9 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         inference_grad=raw.get("inference_grad", False),
         deterministic_algorithms=raw.get("deterministic_algorithms", True),
         only_training=raw.get("only_training", False),
+        large_model=raw.get("large_model", False),
+        eager_not_deterministic=raw.get("eager_not_deterministic", False),
+        non_deterministic=raw.get("non_deterministic", False),
     )
 
 

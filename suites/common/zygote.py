@@ -182,8 +182,11 @@ def _become_child(request: dict[str, Any], zygote_fds: tuple[int, ...]) -> None:
         os.setsid()  # its own process group, which the launcher kills whole
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        # The standard fds stay open until replaced below: closing the requests fd 0 first would hand its number
+        # to the log, which dup2(devnull, 0) then overwrites, leaving stdout and stderr on a read-only /dev/null.
         for fd in zygote_fds:
-            os.close(fd)
+            if fd > 2:
+                os.close(fd)
         log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)

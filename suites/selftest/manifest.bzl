@@ -68,6 +68,27 @@ MANIFEST = {
             "smoke": {"batch_size": 4, "build": {"behaviour": "differs_when_compiled"}},
             "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "fail_accuracy", "reason": "compiled output is off by one"}],
         },
+        # Upstream's accuracy lists on models that would fail without them (manifest.py: large_model,
+        # eager_not_deterministic, non_deterministic).
+        "listed_non_deterministic": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "not_deterministic"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "not_deterministic"}},
+            "non_deterministic": True,
+        },
+        "listed_eager_not_deterministic": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "not_deterministic"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "not_deterministic"}},
+            "eager_not_deterministic": True,
+            "expected": [{"device": "*", "mode": "inference", "backend": "*", "status": "eager_two_runs_differ", "reason": "the list applies to training only"}],
+        },
+        "listed_large_model": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "differs_when_compiled"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "differs_when_compiled"}},
+            "large_model": True,
+        },
         # Passes: the timed module's checked run starts from the state its eager reference had.
         "updates_its_state": {
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
