@@ -39,6 +39,8 @@ Each entry:
                                                   run that completes is pass_due_to_skip (upstream's list of that name)
   non_deterministic  bool                         optional; pass, eager_two_runs_differ and fail_accuracy become pass
                                                   (upstream's non_deterministic_models)
+  device_graphs  bool                             optional, default True; False: compiled without device graphs even by
+                                                  a backend that uses them (upstream's disable_cudagraph)
   lists      [str]                                optional; the user's lists the model counts in (denominators of a
                                                   suite whose lists differ from its modes, e.g. torchbench's
                                                   "training", "inference", "graph_mode"); no effect on the run
@@ -101,6 +103,7 @@ class ModelEntry:
     large_model: bool = False
     eager_not_deterministic: bool = False
     non_deterministic: bool = False
+    device_graphs: bool = True
 
     def accuracy_skipped(self, mode: str) -> bool:
         """Upstream does not compare this model's results in `mode`: a run that completes is pass_due_to_skip."""
@@ -199,7 +202,7 @@ _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_mult
                "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
                "lists", "workload", "speedup_target", "accuracy_batch_size", "inference_grad",
                "deterministic_algorithms", "only_training", "large_model", "eager_not_deterministic",
-               "non_deterministic"}
+               "non_deterministic", "device_graphs"}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
@@ -238,7 +241,7 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
                  where, 'accuracy_batch_size must be a positive int or "own"')
     for flag, default in (("presubmit", True), ("inference_grad", False), ("deterministic_algorithms", True),
                           ("only_training", False), ("large_model", False), ("eager_not_deterministic", False),
-                          ("non_deterministic", False)):
+                          ("non_deterministic", False), ("device_graphs", True)):
         _require(isinstance(raw.get(flag, default), bool), where, f"{flag} must be True or False")
     compiled_modes = raw.get("presubmit_compile", [])
     _require(isinstance(compiled_modes, list) and set(compiled_modes) <= set(batch_sizes), where,
@@ -264,6 +267,7 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         large_model=raw.get("large_model", False),
         eager_not_deterministic=raw.get("eager_not_deterministic", False),
         non_deterministic=raw.get("non_deterministic", False),
+        device_graphs=raw.get("device_graphs", True),
     )
 
 

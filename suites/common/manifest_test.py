@@ -119,6 +119,23 @@ def test_training_accuracy_mode_follows_upstreams_use_eval_mode() -> None:
     assert not torchbench.model("vgg16").deterministic_algorithms and torchbench.model("resnet50").deterministic_algorithms
 
 
+def test_a_model_can_opt_out_of_device_graphs() -> None:
+    """TorchBench's tts_angular is compiled without CUDA graphs even by inductor_cudagraphs (upstream's
+    disable_cudagraph); ModelRun compiles with the backend it keeps."""
+    from compiler.backends import get_backend
+    from compiler.devices.registry import get_device
+    from suites.common.model_run import ModelRun
+    from suites.common.request import RunPlan
+
+    manifest = load_manifest("torchbench")
+    backend = get_backend("inductor_cudagraphs")
+    runs = {name: ModelRun(manifest, manifest.model(name), "training", backend, get_device("cpu"), smoke=True,
+                           batch_size=1, plan=RunPlan(), loader=lambda *_: None)
+            for name in ("tts_angular", "resnet18")}
+    assert not runs["tts_angular"].backend.device_graphs and runs["resnet18"].backend.device_graphs
+    assert runs["tts_angular"].backend.compile_options(None)["triton.cudagraphs"] is False
+
+
 def test_speedup_target_defaults_to_one() -> None:
     assert load_manifest("timm").model("deit_tiny_patch16_224.fb_in1k").speedup_target == 1.0
     assert load_manifest("selftest").model("slow_fallback").speedup_target == 1000.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import gc
 import statistics
 import time
@@ -160,6 +161,8 @@ class ModelRun:
     def __init__(self, manifest: Manifest, entry: ModelEntry, mode: str, backend: Backend, device: DeviceAdapter,
                  smoke: bool, batch_size: int, plan: RunPlan, loader: Loader, trace_prefix: Path | None = None,
                  turns: DeviceTurns | None = None) -> None:
+        if not entry.device_graphs:  # the model opts out of device graphs (upstream's disable_cudagraph)
+            backend = dataclasses.replace(backend, device_graphs=False)
         self.manifest, self.entry, self.mode, self.backend, self.device = manifest, entry, mode, backend, device
         self.smoke, self.batch_size, self.plan, self.loader = smoke, batch_size, plan, loader
         self.trace_prefix = trace_prefix  # <out>/<stem>: profiler traces of a bottleneck analysis go next to the result

@@ -19,7 +19,8 @@ graph_mode_<backend> test_suites). Presubmit runs resnet18 (also compiled with I
 every TorchBench-checkout model is nightly and needs PARITY_TORCHBENCH_DIR (--test_env) there.
 Accuracy mode (section 1.2, 3.5): training is checked in eval mode except for upstream's only_training models, and
 without deterministic algorithms for upstream's setup_determinism exceptions (deterministic_algorithms: False);
-upstream's accuracy lists large_models, eager_not_deterministic and non_deterministic are the flags of those names.
+upstream's accuracy lists large_models, eager_not_deterministic and non_deterministic are the flags of those names;
+its disable_cudagraph is device_graphs: False.
 Bump "version" whenever the model list, a batch size, a tolerance or an expectation changes.
 """
 
@@ -546,6 +547,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "tts_angular": {
+            "device_graphs": False,
             "only_training": True,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 64}},
