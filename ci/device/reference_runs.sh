@@ -14,6 +14,8 @@
 #                        commit 73a8a74), and a profiled single run (every model analysed)
 #   hf-accuracy          every HuggingFace model (not the LLMs) in both modes, accuracy only, 8 at a time
 #   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
+#   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time taking turns on the device (only
+#                        their compiles overlap; suites/common/device_turns.py); default: every forward entry
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
 #                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call; on the
 #                        H200 a quarter of HuggingFace inference needs 220 s to about 400 s: one quarter per call)
@@ -122,6 +124,12 @@ case "$section" in
     PARITY_TORCHBENCH_DIR=$PWD/.torchbench python3 -m suites.run --suite torchbench --device cuda \
       --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy --jobs 10 --timeout 300 \
       --run-id "h200-torchbench-accuracy-$run_tag" --out "$out" ;;
+  turns)
+    suite=${2:?turns SUITE MODE [MODEL...]}; mode=${3:?turns SUITE MODE [MODEL...]}
+    $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
+    # shellcheck disable=SC2046
+    python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
+      --jobs 3 --timeout 420 --run-id "h200-$suite-$mode-$run_tag" --out "$out/$suite-$mode" $(models "${@:4}") ;;
   performance)
     suite=${2:?performance SUITE MODE I/N}; mode=${3:?performance SUITE MODE I/N}; shard=${4:-0/1}
     $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench

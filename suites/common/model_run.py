@@ -77,10 +77,12 @@ def _host_copy_of_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
 def _restore_state(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> None:
     """Copies `state` back in place: the tensors keep their identity, so the compiled artifact's guards (and
     the addresses its device graphs recorded) still hold. State outside tensors (Python attributes) is not
-    restored."""
+    restored, nor is a buffer that a forward filled in after the copy (yolov3's grid, registered as None):
+    resetting it would ask the checked run for a graph that timing may never have compiled."""
     with torch.no_grad():
         for name, tensor in _model_state(model):
-            tensor.copy_(state[name])
+            if name in state:
+                tensor.copy_(state[name])
 
 
 def _stats(samples: list[float]) -> pb.LatencyStats:

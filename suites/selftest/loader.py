@@ -69,15 +69,19 @@ class PointwiseChain(torch.nn.Module):
 
 class UpdatesItsState(TinyMlp):
     """Like moco, its forward updates the model's own tensors (a queue buffer and a parameter), so every call
-    sees what the previous one left: the compiled check must start from the state the eager reference had."""
+    sees what the previous one left: the compiled check must start from the state the eager reference had.
+    Like yolov3's grid, a buffer registered as None gets its tensor on the first call."""
 
     def __init__(self) -> None:
         super().__init__()
         self.register_buffer("queue", torch.zeros(4))
+        self.register_buffer("offsets", None)
         self.momentum = torch.nn.Parameter(torch.ones(4), requires_grad=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        out = super().forward(x) + self.queue * self.momentum
+        if self.offsets is None:
+            self.offsets = torch.zeros(4, device=x.device)
+        out = super().forward(x) + self.queue * self.momentum + self.offsets
         with torch.no_grad():
             self.queue.add_(1.0)
             self.momentum.mul_(2.0)

@@ -56,6 +56,17 @@ def test_stargan_data_is_celeba_shaped_and_generated_once(tmp_path: Path) -> Non
     assert (folder / "data" / "celeba" / "images" / "000001.jpg").stat().st_mtime_ns == stamp
 
 
+def test_a_dataset_from_another_generator_is_made_anew(tmp_path: Path) -> None:
+    """A folder left by an older generator (yolov3's coco128 had only coco.names) does not satisfy the new one."""
+    stale = tmp_path / "coco128"
+    stale.mkdir()
+    (stale / "coco.names").write_text("old\n")
+    folder = synthetic_data.ensure_dataset("yolov3", tmp_path)
+    assert folder == stale and (folder / "coco128.data").is_file()
+    assert (folder / "coco.names").read_text().startswith("class0")
+    assert [p.name for p in tmp_path.iterdir()] == ["coco128"]  # no scratch or stale copy left behind
+
+
 def test_in_folder_files_have_the_expected_shapes(tmp_path: Path) -> None:
     import pickle
 
@@ -87,3 +98,24 @@ def test_speech_transformer_data_makes_one_train_minibatch_of_kaldi_matrices(tmp
     assert data[:6] == b"\0BFM \x04" and data[10:11] == b"\x04"
     assert (np.frombuffer(data[6:10], "<i4")[0], np.frombuffer(data[11:15], "<i4")[0]) == (frames, dim) == (frames, 80)
     assert len(data) == 15 + frames * dim * 4
+
+
+def test_coco128_has_yolov3_training_files_in_the_loaders_formats(tmp_path: Path) -> None:
+    from PIL import Image
+
+    folder = synthetic_data.ensure_dataset("yolov3", tmp_path)
+    assert len((folder / "coco.names").read_text().splitlines()) == 80
+    data = dict(line.split("=") for line in (folder / "coco128.data").read_text().splitlines())  # parse_data_cfg
+    assert int(data["classes"]) == 80
+    listed = (folder / "coco128.txt").read_text().splitlines()  # yolo_train's fallback list: <data dir>/coco128.txt
+    assert len(listed) == 16 and all(line.startswith("./") and line.endswith(".jpg") for line in listed)
+    images = [line.replace("./", str(folder) + "/") for line in listed]  # as LoadImagesAndLabels resolves them
+    shapes = [tuple(map(int, line.split())) for line in (folder / "coco128.shapes").read_text().splitlines()]
+    for image, shape in zip(images, shapes, strict=True):
+        with Image.open(image) as opened:
+            assert opened.format == "JPEG" and opened.size == shape
+        rows = np.loadtxt(image.replace("images", "labels").replace(".jpg", ".txt"), ndmin=2)
+        assert rows.shape[0] >= 1 and rows.shape[1] == 5  # the loader's asserts: 5 columns, >= 0, coordinates <= 1
+        assert (rows[:, 0] == rows[:, 0].round()).all() and (0 <= rows[:, 0]).all() and (rows[:, 0] < 80).all()
+        x, y, w, h = rows[:, 1:].T
+        assert (x - w / 2 >= 0).all() and (x + w / 2 <= 1).all() and (y - h / 2 >= 0).all() and (y + h / 2 <= 1).all()

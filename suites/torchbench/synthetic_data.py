@@ -11,6 +11,8 @@ Generation is seeded and idempotent: a dataset is written into a temporary folde
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import pickle
 import shutil
 import tempfile
@@ -20,6 +22,7 @@ from typing import Callable
 import numpy as np
 
 SEED = 1337
+VERSION_FILE = ".parity-generator"  # in each generated dataset: which generator made it
 
 
 def _images(folder: Path, names: list[str], size: tuple[int, int], rng: np.random.Generator) -> None:
@@ -49,10 +52,27 @@ def _super_slomo(root: Path, rng: np.random.Generator) -> None:
 
 
 def _coco128(root: Path, rng: np.random.Generator) -> None:
-    # yolov3 inference needs only the class names file (its inputs are random tensors).
+    # yolov3 inference reads only coco.names (its inputs are random tensors). Training reads coco128.data, then
+    # (its train= entry being resolved against the model folder, where it is absent) the list <data dir>/coco128.txt
+    # of images; a "./" there means the list's own folder, so the list survives ensure_dataset's rename. Each label
+    # file is the image path with "images" -> "labels" and the suffix -> .txt: rows "class x y w h", normalised.
     base = root / "coco128"
     base.mkdir(parents=True, exist_ok=True)
     (base / "coco.names").write_text("".join(f"class{i}\n" for i in range(80)))
+    (base / "coco128.data").write_text("classes=80\ntrain=coco128.txt\nvalid=coco128.txt\nnames=coco.names\n")
+    size, names = (320, 240), [f"{i:012d}.jpg" for i in range(16)]
+    _images(base / "images" / "train2017", names, size, rng)
+    labels = base / "labels" / "train2017"
+    labels.mkdir(parents=True)
+    for name in names:
+        count = int(rng.integers(1, 5))
+        centres, sides = rng.uniform(0.3, 0.7, (count, 2)), rng.uniform(0.05, 0.4, (count, 2))  # boxes stay inside
+        rows = [f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n"
+                for c, (x, y), (w, h) in zip(rng.integers(0, 80, count), centres, sides)]
+        (labels / name).with_suffix(".txt").write_text("".join(rows))
+    (base / "coco128.txt").write_text("".join(f"./images/train2017/{name}\n" for name in names))
+    # The loader's image-size cache ("w h" a line); written here so that loading never writes into our folder.
+    (base / "coco128.shapes").write_text(f"{size[0]} {size[1]}\n" * len(names))
 
 
 def _kaldi_matrix(path: Path, matrix: np.ndarray) -> None:
@@ -112,12 +132,17 @@ def ensure_dataset(model: str, root: Path) -> Path | None:
         return None
     name, generate = DATA_ROOT_DATASETS[model]
     target = root / name
-    if target.is_dir():
+    # A folder made by another version of its generator (say, yolov3's before it had training images) is made anew.
+    version = hashlib.sha256(f"{SEED}\n{inspect.getsource(generate)}".encode()).hexdigest()
+    if (target / VERSION_FILE).is_file() and (target / VERSION_FILE).read_text() == version:
         return target
     root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
     try:
         generate(scratch, np.random.default_rng(SEED))
+        (scratch / name / VERSION_FILE).write_text(version)
+        if target.is_dir():  # stale: moved aside, then removed with the scratch folder
+            target.rename(scratch / "stale")
         try:
             (scratch / name).rename(target)
         except OSError:
