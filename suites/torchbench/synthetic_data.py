@@ -126,6 +126,11 @@ DATA_ROOT_DATASETS: dict[str, tuple[str, Callable[[Path, np.random.Generator], N
 }
 
 
+def _made_by(folder: Path, version: str) -> bool:
+    marker = folder / VERSION_FILE
+    return marker.is_file() and marker.read_text() == version
+
+
 def ensure_dataset(model: str, root: Path) -> Path | None:
     """Generates the model's dataset under `root` unless present; None when the model has none of ours."""
     if model not in DATA_ROOT_DATASETS:
@@ -134,15 +139,15 @@ def ensure_dataset(model: str, root: Path) -> Path | None:
     target = root / name
     # A folder made by another version of its generator (say, yolov3's before it had training images) is made anew.
     version = hashlib.sha256(f"{SEED}\n{inspect.getsource(generate)}".encode()).hexdigest()
-    if (target / VERSION_FILE).is_file() and (target / VERSION_FILE).read_text() == version:
+    if _made_by(target, version):
         return target
     root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root))
     try:
         generate(scratch, np.random.default_rng(SEED))
         (scratch / name / VERSION_FILE).write_text(version)
-        if target.is_dir():  # stale: moved aside, then removed with the scratch folder
-            target.rename(scratch / "stale")
+        if target.is_dir() and not _made_by(target, version):  # stale (and not just made by another process)
+            target.rename(scratch / "stale")  # removed with the scratch folder
         try:
             (scratch / name).rename(target)
         except OSError:
