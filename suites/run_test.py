@@ -46,7 +46,7 @@ def test_timed_runs_side_by_side_take_turns_on_the_device(tmp_path: Path) -> Non
     """--jobs with timing: the children take turns on the device, and their compile latency leaves out the wait
     for the turn (suites/common/device_turns_test.py shows the turns themselves)."""
     args = ["--suite", "selftest", "--model", "healthy", "--model", "updates_its_state", "--backend", "aot_eager",
-            "--device", "cpu", "--smoke", "--jobs", "2", "--repeats", "2", "--warmup", "1", "--out", str(tmp_path)]
+            "--device", "cpu", "--smoke", "--jobs", "2", "--repeats", "2", "--warmup", "2", "--out", str(tmp_path)]
     assert main(args) == 0
     for model in ("healthy", "updates_its_state"):
         result = read_result(tmp_path / f"selftest.{model}.inference.aot_eager.cpu.smoke.pb")
