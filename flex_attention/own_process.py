@@ -45,6 +45,7 @@ START_ENV = "PARITY_FLEX_OWN_PROCESS_START"  # "forkserver" or "spawn"
 JOBS = max(1, min(2, os.cpu_count() or 1))  # at most two: CI machines have two cores
 TIMEOUT_S = 600
 UNRENAMED = "privateuseone"  # PrivateUse1's name until a backend renames it
+STATUS_LOST = 255  # multiprocessing's exit code for a fork-server child whose status the server did not report
 
 # What the fork server imports before forking: imports only, nothing renamed or registered, and
 # no CUDA query (a process must not fork once the CUDA driver is initialised).
@@ -185,6 +186,14 @@ class OwnProcessRunner:
         self._dir.cleanup()
 
     def _run_child(self, context: Any, nodeid: str, target: str, workdir: Path) -> ChildRun:
+        run = self._run_once(context, nodeid, target, workdir)
+        if run.returncode == STATUS_LOST and context.get_start_method() == "forkserver" and "spawn" in self._contexts:
+            # The fork server could not report the child's exit status; the test runs again, spawned, and that
+            # run's outcome is the test's.
+            run = self._run_once(self._contexts["spawn"], nodeid, target, workdir / "spawned")
+        return run
+
+    def _run_once(self, context: Any, nodeid: str, target: str, workdir: Path) -> ChildRun:
         workdir.mkdir()
         record_path, log_path = workdir / "record.json", workdir / "output.log"
         args = [target, "-q", "-p", "no:cacheprovider", "--basetemp", str(workdir / "tmp")]
