@@ -30,10 +30,6 @@ class DeviceTurns:
     def from_env(cls) -> DeviceTurns:
         return cls(os.environ.get(ENV_VAR) or None)
 
-    @property
-    def shared(self) -> bool:
-        return self.lock_path is not None
-
     @contextlib.contextmanager
     def taken(self) -> Iterator[None]:
         """Holds the turn for the block, except while PyTorch compiles inside it; without a lock file, nothing."""

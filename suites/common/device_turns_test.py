@@ -78,4 +78,4 @@ def test_without_a_lock_file_nothing_is_taken() -> None:
     turns = DeviceTurns(None)
     with turns.taken():
         torch.compile(lambda x: x + 1, backend="eager")(torch.ones(2))
-    assert not turns.shared and turns.waited_s == 0.0
+    assert turns.lock_path is None and turns.waited_s == 0.0

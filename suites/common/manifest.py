@@ -198,11 +198,13 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
     )
 
 
+# The entry's True/False keys that become ModelEntry fields of the same name, with their defaults.
+_ENTRY_FLAGS = {"inference_grad": False, "deterministic_algorithms": True, "only_training": False,
+                "large_model": False, "eager_not_deterministic": False, "non_deterministic": False,
+                "device_graphs": True}
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
                "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
-               "lists", "workload", "speedup_target", "accuracy_batch_size", "inference_grad",
-               "deterministic_algorithms", "only_training", "large_model", "eager_not_deterministic",
-               "non_deterministic", "device_graphs"}
+               "lists", "workload", "speedup_target", "accuracy_batch_size", *_ENTRY_FLAGS}
 
 
 def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
@@ -239,9 +241,7 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         _require(accuracy_batch_size == "own" or (isinstance(accuracy_batch_size, int) and accuracy_batch_size > 0
                                                   and not isinstance(accuracy_batch_size, bool)),
                  where, 'accuracy_batch_size must be a positive int or "own"')
-    for flag, default in (("presubmit", True), ("inference_grad", False), ("deterministic_algorithms", True),
-                          ("only_training", False), ("large_model", False), ("eager_not_deterministic", False),
-                          ("non_deterministic", False), ("device_graphs", True)):
+    for flag, default in {"presubmit": True, **_ENTRY_FLAGS}.items():
         _require(isinstance(raw.get(flag, default), bool), where, f"{flag} must be True or False")
     compiled_modes = raw.get("presubmit_compile", [])
     _require(isinstance(compiled_modes, list) and set(compiled_modes) <= set(batch_sizes), where,
@@ -261,13 +261,7 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
         workload=workload,
         speedup_target=float(speedup_target),
         accuracy_batch_size=accuracy_batch_size,
-        inference_grad=raw.get("inference_grad", False),
-        deterministic_algorithms=raw.get("deterministic_algorithms", True),
-        only_training=raw.get("only_training", False),
-        large_model=raw.get("large_model", False),
-        eager_not_deterministic=raw.get("eager_not_deterministic", False),
-        non_deterministic=raw.get("non_deterministic", False),
-        device_graphs=raw.get("device_graphs", True),
+        **{flag: raw.get(flag, default) for flag, default in _ENTRY_FLAGS.items()},
     )
 
 
