@@ -7,6 +7,7 @@ that dies before writing one is classified by its parent (suites/common/launcher
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib
 import os
 import sys
@@ -100,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=Path, help="directory for the result files")
     parser.add_argument("--stem", required=True, help="result file name without extension")
     args = parser.parse_args(argv)
+    # A crash in native code (a compiler, a kernel launch) leaves its Python stack in the log, whose tail the
+    # launcher puts into the crash result.
+    faulthandler.enable()
     request = request_from_args(args)
     result = run_request(request, args.out / args.stem)
     write_result(result, args.out, args.stem)

@@ -94,6 +94,8 @@ def test_killed_child_reports_its_signal(results: dict[str, tuple[pb.ModelResult
     assert results["segfault"][0].failure.signal == signal.SIGSEGV
     assert results["exits"][0].failure.exit_code == 3
     assert results["segfault"][0].failure.phase == pb.PHASE_CHILD_PROCESS
+    assert "Fatal Python error: Segmentation fault" in results["segfault"][0].failure.log_tail  # and where
+    assert "_misbehave_at_load" in results["segfault"][0].failure.log_tail
 
 
 def test_hang_is_killed_at_the_timeout(results: dict[str, tuple[pb.ModelResult, Path]]) -> None:

@@ -49,6 +49,13 @@ def test_loader_returns_the_contract_module_and_inputs(fixture_checkout) -> None
     assert Path(sys.modules["torchbenchmark"].__file__).resolve().parent == FIXTURE / "torchbenchmark"
 
 
+def test_model_kwargs_reach_the_model_in_their_mode_only(fixture_checkout) -> None:
+    """Upstream passes some models constructor kwargs (vision_maskrcnn trains with box_detections_per_img=4)."""
+    entry = fixture_checkout.model("tiny_convnet")
+    assert loader.build(entry, "training", "cpu", True, 2).model.head.out_features == 7
+    assert loader.build(entry, "inference", "cpu", True, 2).model.head.out_features == 5
+
+
 @pytest.mark.parametrize(("model", "mode", "reason"), [
     ("inference_only", "training", "does not support test=train"),
     ("needs_absent_package", "inference", "needs the package 'parity_fixture_absent_package'"),

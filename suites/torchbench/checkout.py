@@ -87,14 +87,18 @@ def import_model_module(checkout: Checkout, folder: str, name: str, packages: tu
         raise ModelUnavailable(f"importing {name} failed: {type(exc).__name__}: {exc}") from exc
 
 
-def instantiate(module: Any, name: str, training: bool, device: str, batch_size: int | None) -> tuple[Any, Any]:
-    """`Model(test, device, batch_size, extra_args).get_module()`: the module and its example inputs."""
+def instantiate(module: Any, name: str, training: bool, device: str, batch_size: int | None,
+                model_kwargs: dict[str, Any] | None = None) -> tuple[Any, Any]:
+    """`Model(test, device, batch_size, extra_args[, model_kwargs]).get_module()`: the module and its example inputs
+    (model_kwargs only where given: few models take it)."""
     model_cls = getattr(module, "Model", None)
     if model_cls is None:
         raise ModelUnavailable(f"{module.__name__} defines no Model class: not TorchBench's model contract")
     test = "train" if training else "eval"
     try:
-        benchmark = model_cls(test=test, device=device, batch_size=batch_size, extra_args=list(CONTRACT_EXTRA_ARGS))
+        extra = {"model_kwargs": model_kwargs} if model_kwargs else {}
+        benchmark = model_cls(test=test, device=device, batch_size=batch_size, extra_args=list(CONTRACT_EXTRA_ARGS),
+                              **extra)
         return benchmark.get_module()
     except NotImplementedError as exc:
         raise ModelUnavailable(f"{name} does not support test={test} on {device}: {exc}") from exc

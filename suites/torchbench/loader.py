@@ -75,7 +75,8 @@ def _from_checkout(entry: ModelEntry, mode: str, device: str, batch_size: int) -
     with offline_substitutions(entry.name, substitutions, package, data_root()):
         module = tb.import_model_module(checkout, spec["folder"], entry.name, packages)
         torch.manual_seed(SEED)
-        model, inputs = tb.instantiate(module, entry.name, mode == "training", device, batch_size or None)
+        model, inputs = tb.instantiate(module, entry.name, mode == "training", device, batch_size or None,
+                                       spec.get("model_kwargs", {}).get(mode))
     if entry.name == "yolov3":
         torch.manual_seed(SEED)
         inputs = (torch.rand(batch_size or entry.batch_sizes[mode], *YOLOV3_INPUT, device=device),)

@@ -119,3 +119,66 @@ def test_coco128_has_yolov3_training_files_in_the_loaders_formats(tmp_path: Path
         assert (rows[:, 0] == rows[:, 0].round()).all() and (0 <= rows[:, 0]).all() and (rows[:, 0] < 80).all()
         x, y, w, h = rows[:, 1:].T
         assert (x - w / 2 >= 0).all() and (x + w / 2 <= 1).all() and (y - h / 2 >= 0).all() and (y + h / 2 <= 1).all()
+
+
+def test_coco2017_minimal_is_a_coco_instances_file_over_its_images(tmp_path: Path) -> None:
+    import json
+
+    from PIL import Image
+
+    folder = synthetic_data.ensure_dataset("vision_maskrcnn", tmp_path)
+    assert folder.name == "coco2017-minimal"  # install_data's answer + this name is vision_maskrcnn's DATA_DIR
+    coco = json.loads((folder / "coco/annotations/instances_val2017_100.json").read_text())
+    files = {image["id"]: image for image in coco["images"]}
+    assert coco["annotations"] and {a["image_id"] for a in coco["annotations"]} == set(files)
+    for image in files.values():
+        with Image.open(folder / "coco/val2017" / image["file_name"]) as opened:
+            assert opened.size == (image["width"], image["height"])
+    category_ids = {c["id"] for c in coco["categories"]}
+    for annotation in coco["annotations"]:
+        x, y, w, h = annotation["bbox"]
+        image = files[annotation["image_id"]]
+        assert w > 0 and h > 0 and x >= 0 and y >= 0 and x + w <= image["width"] and y + h <= image["height"]
+        (polygon,) = annotation["segmentation"]
+        xs, ys = polygon[0::2], polygon[1::2]
+        assert len(polygon) >= 6 and x <= min(xs) and max(xs) <= x + w and y <= min(ys) and max(ys) <= y + h
+        assert annotation["iscrowd"] == 0 and annotation["category_id"] in category_ids  # the loader keeps these
+
+
+def test_background_matting_csv_names_eight_images_of_one_size_per_row(tmp_path: Path) -> None:
+    from PIL import Image
+
+    folder = synthetic_data.ensure_dataset("Background_Matting", tmp_path)
+    header, *rows = (folder / "Video_data_train.csv").read_text().format(scriptdir=folder).splitlines()
+    assert len(header.split(";")) == 8 and len(rows) == 4  # one batch of the model's fixed batch size 4
+    for row in rows:
+        paths = row.split(";")
+        assert len(paths) == 8
+        modes = []
+        for path in paths:
+            with Image.open(path) as opened:
+                assert opened.size == (640, 480)
+                modes.append(opened.mode)
+        assert modes[2] == "L" and all(mode == "RGB" for i, mode in enumerate(modes) if i != 2)
+        assert np.asarray(Image.open(paths[2])).max() == 255  # the loader crops around the mask's blob
+
+
+def test_cyclegan_has_the_unaligned_horse2zebra_layout(tmp_path: Path) -> None:
+    folder = synthetic_data.ensure_dataset("pytorch_CycleGAN_and_pix2pix", tmp_path)
+    for split in ("trainA", "trainB", "testA"):
+        assert sorted(p.suffix for p in (folder / "datasets/horse2zebra" / split).iterdir()) == [".jpg", ".jpg"]
+
+
+def test_tacotron2_filelists_point_at_22khz_wavs_from_the_data_root(tmp_path: Path) -> None:
+    import wave
+
+    folder = synthetic_data.ensure_dataset("tacotron2", tmp_path)
+    for split, minimum in (("train", 64), ("val", 1)):  # the train loader drops a partial batch of 64
+        lines = (folder / f"filelists/ljs_audio_text_{split}_filelist.txt").read_text().splitlines()
+        assert len(lines) >= minimum
+        for line in lines:
+            path, text = line.split("|")
+            assert text.strip()
+            with wave.open(str(tmp_path / path)) as audio:  # relative to install_data's folder, as the model joins
+                assert (audio.getframerate(), audio.getnchannels(), audio.getsampwidth()) == (22050, 1, 2)
+                assert audio.getnframes() >= 22050

@@ -117,12 +117,95 @@ def _speech_transformer(root: Path, rng: np.random.Generator) -> None:
         (base / "input_data" / split / "data.json").write_text(json.dumps({"utts": utts}))
 
 
+def _coco2017_minimal(root: Path, rng: np.random.Generator) -> None:
+    # vision_maskrcnn: torchvision's CocoDetection over coco/val2017 with the instances file of 100 images. Each image
+    # gets a few objects, each a box and its polygon (a quadrilateral inside the box), COCO's category ids (1-90).
+    import json
+
+    base = root / "coco2017-minimal" / "coco"
+    size, names = (640, 480), [f"{i:012d}.jpg" for i in range(1, 5)]
+    _images(base / "val2017", names, size, rng)
+    images, annotations = [], []
+    for image_id, name in enumerate(names, start=1):
+        images.append({"id": image_id, "file_name": name, "width": size[0], "height": size[1]})
+        for _ in range(int(rng.integers(1, 4))):
+            w, h = (float(v) for v in rng.uniform(60, 240, 2))
+            x, y = float(rng.uniform(0, size[0] - w)), float(rng.uniform(0, size[1] - h))
+            polygon = [x + w / 2, y, x + w, y + h / 2, x + w / 2, y + h, x, y + h / 2]
+            annotations.append({"id": len(annotations) + 1, "image_id": image_id, "category_id": int(rng.integers(1, 91)),
+                                "bbox": [x, y, w, h], "area": w * h / 2, "iscrowd": 0, "segmentation": [polygon]})
+    categories = [{"id": i, "name": f"class{i}", "supercategory": "none"} for i in range(1, 91)]
+    (base / "annotations").mkdir(parents=True)
+    (base / "annotations" / "instances_val2017_100.json").write_text(
+        json.dumps({"images": images, "annotations": annotations, "categories": categories}))
+
+
+def _background_matting(root: Path, rng: np.random.Generator) -> None:
+    # A ';'-separated CSV with a header; each row: image, background, segmentation (a grey mask with one blob, which
+    # the loader crops around), four colour frames of the motion cue, a random background. Paths are
+    # "{scriptdir}/..." (the model formats them with the data folder). One row per image of its batch of 4.
+    from PIL import Image
+
+    base = root / "Background_Matting_inputs"
+    size = (640, 480)
+    colour = ["image", "back", "fr1", "fr2", "fr3", "fr4", "back_rnd"]
+    rows = []
+    for row in range(4):
+        names = {key: f"row{row}_{key}.jpg" for key in colour}
+        _images(base, list(names.values()), size, rng)
+        mask = np.zeros((size[1], size[0]), dtype=np.uint8)
+        top, left = int(rng.integers(60, 140)), int(rng.integers(120, 240))
+        mask[top:top + 240, left:left + 200] = 255
+        Image.fromarray(mask).save(base / f"row{row}_seg.png")
+        ordered = [names["image"], names["back"], f"row{row}_seg.png", names["fr1"], names["fr2"], names["fr3"],
+                   names["fr4"], names["back_rnd"]]
+        rows.append(";".join("{scriptdir}/" + name for name in ordered))
+    header = "img;bg;seg;fr1;fr2;fr3;fr4;back_rnd"
+    (base / "Video_data_train.csv").write_text("\n".join([header, *rows]) + "\n")
+
+
+def _cyclegan(root: Path, rng: np.random.Generator) -> None:
+    # horse2zebra in the unaligned layout: trainA/trainB are read at construction in training, testA by the test
+    # options; the loader scales to 286 and crops 256.
+    base = root / "pytorch_CycleGAN_and_pix2pix_inputs" / "datasets" / "horse2zebra"
+    for split in ("trainA", "trainB", "testA", "testB"):
+        _images(base / split, [f"{split}_{i}.jpg" for i in range(2)], (256, 256), rng)
+
+
+def _tacotron2(root: Path, rng: np.random.Generator) -> None:
+    # LJSpeech-shaped: 16-bit mono wavs at 22.05 kHz and "path|text" filelists whose paths are relative to the data
+    # root (install_data's folder). The training loader drops the last partial batch of 64, so the train list has 64.
+    import wave
+
+    base = root / "tacotron2-minimal"
+    (base / "wavs").mkdir(parents=True)
+    (base / "filelists").mkdir()
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    for split, count in (("train", 64), ("val", 4)):
+        lines = []
+        for i in range(count):
+            name = f"wavs/{split}{i:03d}.wav"
+            samples = (rng.standard_normal(int(rng.integers(22050, 44100))) * 3000).clip(-32768, 32767).astype("<i2")
+            with wave.open(str(base / name), "wb") as out:
+                out.setnchannels(1)
+                out.setsampwidth(2)
+                out.setframerate(22050)
+                out.writeframes(samples.tobytes())
+            words = ["".join(rng.choice(letters, int(rng.integers(2, 9)))) for _ in range(int(rng.integers(5, 15)))]
+            lines.append(f"tacotron2-minimal/{name}|{' '.join(words).capitalize()}.\n")
+        (base / "filelists" / f"ljs_audio_text_{split}_filelist.txt").write_text("".join(lines))
+
+
 DATA_ROOT_DATASETS: dict[str, tuple[str, Callable[[Path, np.random.Generator], None]]] = {
     # model: (dataset folder name under the data root, generator)
     "pytorch_stargan": ("pytorch_stargan_inputs", _stargan),
     "Super_SloMo": ("Super_SloMo_inputs", _super_slomo),
     "yolov3": ("coco128", _coco128),
     "speech_transformer": ("speech_transformer_inputs", _speech_transformer),
+    "vision_maskrcnn": ("coco2017-minimal", _coco2017_minimal),
+    "Background_Matting": ("Background_Matting_inputs", _background_matting),
+    "pytorch_CycleGAN_and_pix2pix": ("pytorch_CycleGAN_and_pix2pix_inputs", _cyclegan),
+    "tacotron2": ("tacotron2-minimal", _tacotron2),
 }
 
 
