@@ -22,7 +22,7 @@ from suites.common import status as statuses
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, load_manifest
 from suites.common.model_run import ModelRun
-from suites.common.provenance import base_provenance
+from suites.common.provenance import base_provenance, device_line
 from suites.common.request import ModelRequest, add_request_arguments, request_from_args
 from suites.common.result_io import write_result
 
@@ -55,6 +55,7 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.M
             result.failure.message = availability.reason
         else:
             device_info = device.info()
+            print(device_line(device_info.name, device_info.arch), flush=True)
             plan = request.run_plan()
             loader_module = importlib.import_module(f"suites.{request.suite}.loader")
             turns = DeviceTurns.from_env()  # set when models run side by side take turns on the device

@@ -22,12 +22,13 @@ from typing import Protocol
 from parity.v1 import results_pb2 as pb
 from suites.common import status as statuses
 from suites.common.device_turns import ENV_VAR as DEVICE_TURNS_ENV
-from suites.common.provenance import base_provenance
+from suites.common.provenance import base_provenance, device_from_log
 from suites.common.request import ModelRequest
 from suites.common.result_io import ResultFileError, read_result, write_result
 from suites.common.zygote import Zygote, ZygoteError
 
 LOG_TAIL_CHARS = 4000
+LOG_HEAD_CHARS = 65536  # where a child logs its device line (suites/common/provenance.py), after its imports
 REAP_TIMEOUT_S = 30.0  # a killed child's exit is reported within this
 _running: set[int] = set()  # pids of the children running, across the launcher's threads
 _running_lock = threading.Lock()
@@ -213,11 +214,21 @@ def _synthesized(request: ModelRequest, status: str, wall: float, log_path: Path
         result.provenance.CopyFrom(base_provenance(request.device, manifest.version, manifest.sha256))
     except (ManifestError, ValueError):
         result.result_id = request.result_id()
+    if device := device_from_log(_head(log_path)):
+        result.provenance.device_name, result.provenance.device_arch = device
     failure.log_tail = _tail(log_path)
     result.failure.CopyFrom(failure)
     result.provenance.start_time.FromSeconds(int(time.time() - wall))
     result.provenance.duration.FromMilliseconds(int(wall * 1000))
     return result
+
+
+def _head(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(LOG_HEAD_CHARS).decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def _tail(path: Path) -> str:

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
 from suites.common.launcher import LaunchOptions, run_model, start_zygote
+from suites.common.provenance import device_from_log, device_line
 from suites.common.request import ModelRequest
 from suites.common.result_io import read_result
 from suites.common.zygote import Zygote, ZygoteError
@@ -96,6 +98,14 @@ def test_killed_child_reports_its_signal(results: dict[str, tuple[pb.ModelResult
     assert results["segfault"][0].failure.phase == pb.PHASE_CHILD_PROCESS
     assert "Fatal Python error: Segmentation fault" in results["segfault"][0].failure.log_tail  # and where
     assert "_misbehave_at_load" in results["segfault"][0].failure.log_tail
+    # The parent never touches the device, yet names the one the child died on (the store groups results by it).
+    assert results["segfault"][0].provenance.device_name == get_device("cpu").info().name
+
+
+def test_device_line_round_trips_a_name_with_spaces() -> None:
+    log = "a warning\n" + device_line("NVIDIA H200", "sm90") + "\n[child] later output\n"
+    assert device_from_log(log) == ("NVIDIA H200", "sm90")
+    assert device_from_log("died during its imports\n") is None
 
 
 def test_hang_is_killed_at_the_timeout(results: dict[str, tuple[pb.ModelResult, Path]]) -> None:

@@ -27,7 +27,7 @@ Bump "version" whenever the model list, a batch size, a tolerance or an expectat
 
 MANIFEST = {
     "suite": "torchbench",
-    "version": "1.5.0",
+    "version": "1.6.0",
     "accuracy_batch_size": 4,
     "training_accuracy_mode": "eval",
     "tolerance": {"training": 0.001, "inference": 0.0001},
@@ -93,6 +93,7 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 8}},
             "build": {"source": "torchbench", "folder": "models"},
             "smoke": {"batch_size": 2, "build": {}},
+            "expected": [{"device": "cuda", "mode": "training", "backend": "inductor_cudagraphs", "status": "fail_accuracy", "reason": "checked in train mode (only_training): the loss differs, RMSE against fp64 0.034 for the compiled run, 0.00017 for eager; seen on the H200 at 6171a9f (torch 2.11); cause not found; the community reports pass"}],
             "optimizer": "sgd",
             "presubmit": False,
             "notes": "training batch 4 from torchbench.yaml (default 64)",
@@ -302,6 +303,7 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 5}, "inference": {"batch_size": 5}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"], "packages": ["higher"]},
             "smoke": {"batch_size": 0, "build": {}},
+            "expected": [{"device": "cuda", "mode": "training", "backend": "inductor_cudagraphs", "status": "fail_accuracy", "reason": "the loss differs: RMSE against fp64 0.0296 for the compiled run, 0.00063 for eager; seen on the H200 at b256e25 (torch 2.11); cause not found; the community reports pass"}],
             "presubmit": False,
         },
         "mnasnet1_0": {
@@ -463,6 +465,7 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 32}, "inference": {"batch_size": 32}},
             "build": {"source": "torchvision", "arch": "resnet50"},
             "smoke": {"batch_size": 2, "build": {"num_classes": 10, "image_size": 64}},
+            "expected": [{"device": "cuda", "mode": "training", "backend": "inductor_cudagraphs", "status": "fail_accuracy", "reason": "in the eval-mode check eager's bn1.bias gradient is not finite under fp16 autocast; our weights are random, the community's are ImageNet's; seen on the H200 at 2c7a54b (torch 2.11); cause not found; the community reports pass"}],
             "presubmit": False,
         },
         "resnet50_quantized_qat": {
@@ -507,6 +510,7 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 32}, "inference": {"batch_size": 1}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["data"], "packages": ["kaldi_io"]},
             "smoke": {"batch_size": 0, "build": {}},
+            "expected": [{"device": "cuda", "mode": "training", "backend": "inductor_cudagraphs", "status": "crash", "reason": "SIGSEGV in the generated code of a compiled backward, at the first compiled warm-up; seen on the H200 at 2c7a54b (torch 2.11); cause not found; the community reports pass"}],
             "optimizer": "sgd",
             "presubmit": False,
         },
@@ -524,6 +528,7 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 6}},
             "build": {"source": "torchbench", "folder": "models", "offline": ["random_weights", "data"]},
             "smoke": {"batch_size": 2, "build": {}},
+            "expected": [{"device": "cuda", "mode": "training", "backend": "inductor_cudagraphs", "status": "fail_accuracy", "reason": "the loss differs: RMSE against fp64 0.70 for the compiled run, 0.027 for eager; seen on the H200 at b256e25 (torch 2.11); cause not found; the community reports pass"}],
             "presubmit": False,
         },
         "tacotron2": {
@@ -534,7 +539,8 @@ MANIFEST = {
             "smoke": {"batch_size": 2, "build": {}},
             "tolerance": {"training": 0.08},
             "presubmit": False,
-            "expected": [{"device": "cpu", "mode": "*", "backend": "*", "status": "model_fail_to_load", "reason": "the model refuses CPU upstream (raises NotImplementedError)"}],
+            "expected": [{"device": "cpu", "mode": "*", "backend": "*", "status": "model_fail_to_load", "reason": "the model refuses CPU upstream (raises NotImplementedError)"},
+                         {"device": "cuda", "mode": "training", "backend": "inductor_cudagraphs", "status": "fail_to_run", "reason": "compiled training: 'one of the variables needed for gradient computation has been modified by an inplace operation' (a [64, 80, 172] half tensor, output of CopyBackwards); seen on the H200 at 2c7a54b (torch 2.11); upstream's CI does not run it"}],
         },
         "timm_regnet": {
             "lists": ["graph_mode"],
