@@ -1236,7 +1236,7 @@ OPSETS = {
             },
         },
         "vision_maskrcnn": {
-            "entry_sha256": "91f18658c5ea493effc186e1c0e17ab54a9f1792603dad62209dbabbb042f39f",
+            "entry_sha256": "865d99503c968ee9ddad75b3646d5e6738139b07c809b2275bd9f1a2099aa4c1",
             "trace_error": "ModelUnavailable: vision_maskrcnn needs the package 'pycocotools', which is not installed (the model's extra packages: pycocotools); install or carry its wheel (shared/reference/torchbench-offline.md)",
             "families": ["conv", "matmul", "norm", "attention", "pooling", "reduction", "indexing", "rng", "layout", "pointwise", "other"],
             "ops": {
