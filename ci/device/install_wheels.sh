@@ -3,6 +3,7 @@
 # .whl/torchbench/*.whl and its fix-ups (torchbench_env.sh); only TorchBench runs get those, since some of
 # them (librosa, setuptools<81) would shadow the image's packages for everything else.
 # Either folder may be empty or absent; each wheel found counts (a glob that matches nothing is dropped).
+# Source it in the calling shell itself: `source ... | tail` runs it in a subshell, and its PYTHONPATH is lost.
 _wheels=()
 for _pattern in .whl/*.whl ${1:+.whl/$1/*.whl}; do
   if compgen -G "$_pattern" >/dev/null; then _wheels+=($_pattern); fi
