@@ -16,8 +16,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 _PACKAGES = ("timm", "transformers", "torchvision", "torch_npu", "triton")
 # The line a model child logs once it knows its device, so that the parent can name the device in a result it
 # writes for a child that died (the parent never touches the device itself).
-_DEVICE_LINE = "[child] device arch={arch} name={name}"
-_DEVICE_PREFIX = "[child] device arch="
+_DEVICE_PREFIX, _DEVICE_NAME = "[child] device arch=", " name="
 
 
 def _version(dist: str) -> str:
@@ -65,13 +64,13 @@ def base_provenance(device_type: str, manifest_version: str, manifest_sha256: st
 
 
 def device_line(name: str, arch: str) -> str:
-    return _DEVICE_LINE.format(arch=arch, name=name)
+    return f"{_DEVICE_PREFIX}{arch}{_DEVICE_NAME}{name}"
 
 
 def device_from_log(head: str) -> tuple[str, str] | None:
     """(name, arch) from a child's device line in the start of its log; None if it never got that far."""
     for line in head.splitlines():
         if line.startswith(_DEVICE_PREFIX):
-            arch, _, name = line[len(_DEVICE_PREFIX):].partition(" name=")
+            arch, _, name = line[len(_DEVICE_PREFIX):].partition(_DEVICE_NAME)
             return name, arch
     return None

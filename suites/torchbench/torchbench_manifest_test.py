@@ -72,3 +72,11 @@ def test_torchvision_sources_name_real_builders() -> None:
             assert callable(getattr(torchvision.models.quantization, build["arch"])), name
         else:
             assert build["source"] == "torchbench" and build["folder"] in ("models", "canary_models"), name
+
+
+def test_model_kwargs_name_modes_of_the_entry() -> None:
+    """build.model_kwargs: {mode: {kwarg: value}}, for modes the model takes part in (the loader passes them as is)."""
+    for name, raw in _raw_models().items():
+        per_mode = raw["build"].get("model_kwargs", {})
+        assert isinstance(per_mode, dict) and set(per_mode) <= set(raw["modes"]), name
+        assert all(isinstance(kwargs, dict) and kwargs for kwargs in per_mode.values()), name
