@@ -60,6 +60,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=1,
                         help="models run side by side; when they time, they take turns on the device and only their "
                              "compilation overlaps (suites/common/device_turns.py)")
+    parser.add_argument("--device-lock", type=Path, default=None,
+                        help="the turns' lock file, to share with other runs on this device at the same time (e.g. "
+                             "LLM entries beside training models); given, every timed model takes turns, even with "
+                             "--jobs 1 (default: one private to this run)")
     parser.add_argument("--inductor-cache", type=Path, default=None,
                         help="share this compile cache between models (default: a fresh one each: cold start)")
     parser.add_argument("--fresh-processes", action="store_true",
@@ -88,11 +92,14 @@ def main(argv: list[str] | None = None) -> int:
     todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
     zygote = None if args.fresh_processes or not todo else _start_zygote(args.suite, args.jobs)
     turns_dir = tempfile.TemporaryDirectory(prefix="parity-turns-")  # goes with the run
-    take_turns = args.jobs > 1 and (args.split_processes or args.plan != "accuracy")
+    timed = args.split_processes or args.plan != "accuracy"
+    take_turns = timed and (args.jobs > 1 or args.device_lock is not None)
+    lock = args.device_lock or Path(turns_dir.name) / "device.lock"
     options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
                             split_processes=args.split_processes, parallel_jobs=args.jobs,
-                            device_turns=Path(turns_dir.name) / "device.lock" if take_turns else None, zygote=zygote)
-    side_by_side = f", {args.jobs} at a time{' taking turns on the device' if take_turns else ''}" if args.jobs > 1 else ""
+                            device_turns=lock if take_turns else None, zygote=zygote)
+    side_by_side = f", {args.jobs} at a time" if args.jobs > 1 else ""
+    side_by_side += f", taking turns on the device ({lock})" if take_turns else ""
     print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(todo)} runs, backend {backend.name} "
           f"({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, plan {args.plan}"
           f"{side_by_side}, run {run_id}", flush=True)

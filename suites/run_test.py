@@ -56,6 +56,18 @@ def test_timed_runs_side_by_side_take_turns_on_the_device(tmp_path: Path) -> Non
         assert ct.compilation_latency_s == pytest.approx(ct.compiled_warmup_s - ct.device_turn_wait_s - ct.eager_warmup_s)
 
 
+def test_a_shared_device_lock_makes_even_one_job_take_turns(tmp_path: Path) -> None:
+    """--device-lock: runs started side by side (LLM entries beside training models) share one lock file, so a
+    run of one job takes turns as well."""
+    lock = tmp_path / "shared.lock"
+    args = ["--suite", "selftest", "--model", "healthy", "--backend", "aot_eager", "--device", "cpu", "--smoke",
+            "--repeats", "2", "--warmup", "2", "--device-lock", str(lock), "--out", str(tmp_path)]
+    assert main(args) == 0
+    result = read_result(tmp_path / "selftest.healthy.inference.aot_eager.cpu.smoke.pb")
+    assert result.community_status == "pass" and result.config.parallel_jobs == 1 and result.config.device_turns
+    assert lock.exists()  # the child opened the shared lock, not a private one
+
+
 @pytest.mark.parametrize("layout", [[], ["--fresh-processes"]], ids=["forked", "fresh"])
 def test_a_stopped_run_leaves_no_model_process(tmp_path: Path, layout: list[str]) -> None:
     """An outer `timeout` sends SIGTERM to the run: the hanging model's process group goes with it, and so does the
