@@ -63,7 +63,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--device-lock", type=Path, default=None,
                         help="the turns' lock file, to share with other runs on this device at the same time (e.g. "
                              "LLM entries beside training models); given, every timed model takes turns, even with "
-                             "--jobs 1 (default: one private to this run)")
+                             "--jobs 1 (default: one private to this run). Turns cover time, not memory: the models "
+                             "of all the runs must fit the device together")
     parser.add_argument("--inductor-cache", type=Path, default=None,
                         help="share this compile cache between models (default: a fresh one each: cold start)")
     parser.add_argument("--fresh-processes", action="store_true",

@@ -23,8 +23,8 @@ ensure_generated()
 from parity.v1 import results_pb2 as pb  # noqa: E402
 from suites.common.result_io import ResultFileError, read_result  # noqa: E402
 
-HEADER = ("model", "mode", "status", "speedup", "compile latency (s)", "compression", "wall (s)", "eager (ms)",
-          "compiled (ms)")
+HEADER = ("model", "mode", "backend", "status", "speedup", "compile latency (s)", "compression", "wall (s)",
+          "eager (ms)", "compiled (ms)")
 
 
 def row(result: pb.ModelResult, label: str = "") -> list[str]:
@@ -32,7 +32,7 @@ def row(result: pb.ModelResult, label: str = "") -> list[str]:
     perf = result.performance
     ms = (lambda stats: f"{stats.median_s * 1000:.2f}") if perf.measured else (lambda _: "-")
     return [result.config.model + (f" ({label})" if label else ""), "training amp" if training else "inference bf16",
-            result.community_status, f"{perf.speedup:.2f}x" if perf.measured else "-",
+            result.config.backend, result.community_status, f"{perf.speedup:.2f}x" if perf.measured else "-",
             f"{result.compile_time.compilation_latency_s:.1f}", f"{result.memory.compression_ratio:.2f}",
             f"{result.wall_time_s:.1f}", ms(perf.eager), ms(perf.compiled)]
 

@@ -13,7 +13,7 @@ from suites.table import load, main
 
 def _result(model: str, wall_s: float, process_s: float) -> pb.ModelResult:
     result = pb.ModelResult(result_id=f"id-{model}", community_status="pass", wall_time_s=wall_s)
-    result.config.model, result.config.mode = model, pb.MODE_INFERENCE
+    result.config.model, result.config.mode, result.config.backend = model, pb.MODE_INFERENCE, "inductor"
     result.performance.measured, result.performance.speedup = True, 1.5
     result.performance.eager.median_s, result.performance.compiled.median_s = 0.006, 0.004
     result.compile_time.compilation_latency_s = 10.25
@@ -26,7 +26,7 @@ def test_rows_and_wall_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str
     write_result(_result("vit", 50.0, 4.0), tmp_path / "single", "vit")
     assert main([str(tmp_path / "single"), "--label"]) == 0
     out = capsys.readouterr().out
-    assert "| deit (single) | inference bf16 | pass | 1.50x | 10.2 | 0.00 | 30.0 | 6.00 | 4.00 |" in out
+    assert "| deit (single) | inference bf16 | inductor | pass | 1.50x | 10.2 | 0.00 | 30.0 | 6.00 | 4.00 |" in out
     assert "mean 40.0 s, from 30.0 s to 50.0 s (2 results)" in out
     assert "process 3.0" in out
 

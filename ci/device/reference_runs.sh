@@ -16,8 +16,11 @@
 #                        commit 73a8a74), and a profiled single run (every model analysed)
 #   hf-accuracy          every HuggingFace model (not the LLMs) in both modes, accuracy only, 8 at a time
 #   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
-#   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time taking turns on the device (only
-#                        their compiles overlap; suites/common/device_turns.py); default: every forward entry
+#   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time (JOBS=N: N) taking turns on the
+#                        device (only their compiles overlap; suites/common/device_turns.py); default: every forward
+#                        entry. Turns share time, not memory: large models (GPTJ, GPTNeo, Blenderbot) want JOBS=2
+#   llm BACKEND [MODEL...]  HuggingFace LLM entries through generate(), two at a time taking turns, 128 new tokens
+#                        and five timed calls per phase (suites/huggingface/reference/README.md); default: all seven
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
 #                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call; on the
 #                        H200 a quarter of HuggingFace inference needs 220 s to about 400 s: one quarter per call)
@@ -131,7 +134,13 @@ case "$section" in
     $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
     # shellcheck disable=SC2046
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
-      --jobs 3 --timeout 420 --run-id "h200-$suite-$mode-$run_tag" --out "$out/$suite-$mode" $(models "${@:4}") ;;
+      --jobs "${JOBS:-3}" --timeout 420 --run-id "h200-$suite-$mode-$run_tag" --out "$out/$suite-$mode" $(models "${@:4}") ;;
+  llm)
+    backend=${2:?llm BACKEND [MODEL...]}
+    # shellcheck disable=SC2046
+    PARITY_GENERATION_MAX_NEW_TOKENS=128 python3 -m suites.run --suite huggingface --device cuda --backend "$backend" \
+      --mode inference --workload generation --jobs 2 --repeats 5 --timeout 530 \
+      --run-id "h200-huggingface-llm-$backend-$run_tag" --out "$out/$backend" $(models "${@:3}") ;;
   performance)
     suite=${2:?performance SUITE MODE I/N}; mode=${3:?performance SUITE MODE I/N}; shard=${4:-0/1}
     $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench

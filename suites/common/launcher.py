@@ -28,6 +28,11 @@ from suites.common.result_io import ResultFileError, read_result, write_result
 from suites.common.zygote import Zygote, ZygoteError
 
 LOG_TAIL_CHARS = 4000
+# faulthandler's report of a native crash (suites/common/child.py enables it): how it starts, and how its closing
+# line (Python 3.12+) starts; read this much more than the tail, to find the whole report.
+FATAL_ERROR = "Fatal Python error: "
+FAULTHANDLER_MODULES = "Extension modules: "
+CRASH_REPORT_MAX_CHARS = 65536
 LOG_HEAD_CHARS = 65536  # where a child logs its device line (suites/common/provenance.py), after its imports
 REAP_TIMEOUT_S = 30.0  # a killed child's exit is reported within this
 _running: set[int] = set()  # pids of the children running, across the launcher's threads
@@ -232,12 +237,25 @@ def _head(path: Path) -> str:
 
 
 def _tail(path: Path) -> str:
+    """The log's end; after a native crash, faulthandler's report of it whole where it fits (else its start: the
+    innermost frames come first), without the idle threads' stacks and the list of loaded extension modules
+    (over 5 KB under torch and transformers, it would push the crash's stack out)."""
     try:
         with open(path, "rb") as f:
-            f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_TAIL_CHARS))
-            return f.read().decode(errors="replace")
+            f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_TAIL_CHARS - CRASH_REPORT_MAX_CHARS))
+            text = f.read().decode(errors="replace")
     except OSError:
         return ""
+    start = text.rfind(FATAL_ERROR)
+    if start < 0:
+        return text[-LOG_TAIL_CHARS:]
+    report, idle_thread = [], False
+    for line in text[start:].splitlines(keepends=True):
+        idle_thread = line.startswith("Thread 0x") or (idle_thread and not line.startswith("Current thread"))
+        if not idle_thread and not line.startswith(FAULTHANDLER_MODULES):
+            report.append(line)
+    crash = "".join(report)
+    return (text[:start] + crash)[-LOG_TAIL_CHARS:] if len(crash) <= LOG_TAIL_CHARS else crash[:LOG_TAIL_CHARS]
 
 
 def _merge(accuracy: pb.ModelResult, performance: pb.ModelResult) -> pb.ModelResult:

@@ -16,7 +16,7 @@ import pytest
 
 from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
-from suites.common.launcher import LaunchOptions, run_model, start_zygote
+from suites.common.launcher import LOG_TAIL_CHARS, LaunchOptions, _tail, run_model, start_zygote
 from suites.common.provenance import device_from_log, device_line
 from suites.common.request import ModelRequest
 from suites.common.result_io import read_result
@@ -100,6 +100,25 @@ def test_killed_child_reports_its_signal(results: dict[str, tuple[pb.ModelResult
     assert "_misbehave_at_load" in results["segfault"][0].failure.log_tail
     # The parent never touches the device, yet names the one the child died on (the store groups results by it).
     assert results["segfault"][0].provenance.device_name == get_device("cpu").info().name
+
+
+def _faulthandler_report(frames: int) -> str:
+    """Shaped as on the GPU machine: an idle thread's stack, the crashed one's, then a 5 KB module list."""
+    idle = 'Thread 0x00007f6f4bfc76c0 (most recent call first):\n  File "/usr/lib/threading.py", line 89 in _worker\n\n'
+    current = "Current thread 0x00007f7ccfbe8140 (most recent call first):\n" + "".join(
+        f'  File "/site/torch/_inductor/frame_{i}.py", line {i} in run\n' for i in range(frames))
+    modules = "Extension modules: " + ", ".join(f"package.module_{i}" for i in range(300)) + " (total: 300)\n"
+    return "Fatal Python error: Segmentation fault\n\n" + idle + current + "\n" + modules
+
+
+@pytest.mark.parametrize("frames", [40, 120], ids=["report fits", "report longer than the tail"])
+def test_a_crash_tail_keeps_the_crashed_threads_stack(tmp_path: Path, frames: int) -> None:
+    log = tmp_path / "crash.log"
+    log.write_text("[child] earlier output\n" * 500 + _faulthandler_report(frames))
+    tail = _tail(log)
+    assert len(tail) == LOG_TAIL_CHARS and "Extension modules" not in tail and "_worker" not in tail
+    assert "Fatal Python error: Segmentation fault" in tail and "frame_0.py" in tail  # the innermost frame
+    assert (f"frame_{frames - 1}.py" in tail) == (frames == 40)
 
 
 def test_device_line_round_trips_a_name_with_spaces() -> None:

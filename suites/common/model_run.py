@@ -254,9 +254,11 @@ class ModelRun:
                 accuracy.fp64_reference = fp64 is not None
                 accuracy.cosine = fp64 is None
                 with self._phase("eager_runs"):
-                    reference = pristine.to(device.type)
-                    if not self.training:
-                        reference = reference.to(torch.bfloat16)
+                    # Upstream copies the model inside its first eager run's try: an OOM here is that run's OOM.
+                    with _classified(pb.PHASE_EAGER, "eager_1st_run_fail", "eager_1st_run_OOM", device):
+                        reference = pristine.to(device.type)
+                        if not self.training:
+                            reference = reference.to(torch.bfloat16)
                     eager_ref, status = self._eager_runs(reference, inputs, iteration)
             if status == "pass":
                 # Inference checks the timed artifact, which needs the timed module (Dynamo guards on it); it is
