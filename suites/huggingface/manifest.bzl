@@ -315,7 +315,7 @@ MANIFEST = {
                 "config": {"vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
                            "num_key_value_heads": 2, "head_dim": 16, "max_position_embeddings": 16384, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0},
                 "generation": {"prompt_length": 8, "max_new_tokens": 8, "cache_implementation": "static"}}},
-            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "fail_to_run", "reason": "compiled warm-up: 'accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run', for the static cache's position counter (cumulative_length.add_ in StaticLayer.update); transformers 5 allocates the static cache lazily, at its first update, and compiled model.forward runs the prefill as well, so the cache is allocated inside a CUDA-graph-tree graph (mark_static_address is skipped while tracing) and the next replay overwrites it; seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); passes with inductor"}],
+            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "fail_to_run", "reason": "compiled warm-up: the static cache's position counter is overwritten by a CUDA graph replay, as for Qwen/Qwen3-0.6B (its reason says why); seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); passes with inductor"}],
             "presubmit": False,
         },
         "google/gemma-2-2b": {
@@ -335,7 +335,7 @@ MANIFEST = {
                 "config": {"vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
                            "num_key_value_heads": 2, "head_dim": 16, "sliding_window": 8, "query_pre_attn_scalar": 16, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0},
                 "generation": {"prompt_length": 8, "max_new_tokens": 8, "cache_implementation": "static"}}},
-            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "fail_to_run", "reason": "compiled warm-up: 'accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run', for the static cache's position counter (cumulative_length.add_ in StaticLayer.update); transformers 5 allocates the static cache lazily, at its first update, and compiled model.forward runs the prefill as well, so the cache is allocated inside a CUDA-graph-tree graph (mark_static_address is skipped while tracing) and the next replay overwrites it; seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); passes with inductor"}],
+            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "fail_to_run", "reason": "compiled warm-up: the static cache's position counter is overwritten by a CUDA graph replay, as for Qwen/Qwen3-0.6B (its reason says why); seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); passes with inductor"}],
             "presubmit": False,
         },
         "google/gemma-3-4b-it": {
