@@ -29,8 +29,8 @@ from parity.v1 import results_pb2 as pb
 from suites.common.compile_stats import CounterWindow
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
-from suites.common.model_run import (_classified, compare, fp64_reference, load_classified, record_performance,
-                                     run_classified)
+from suites.common.model_run import (EAGER_RUN_STATUSES, _classified, compare, fp64_reference, load_classified,
+                                     record_performance, run_classified)
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import cast_floats, to_device
@@ -124,7 +124,7 @@ class GenerationRun:
 
     def _eager_runs(self, model: torch.nn.Module, inputs: dict[str, Any]) -> tuple[Any, str]:
         runs = []
-        for fail, oom in (("eager_1st_run_fail", "eager_1st_run_OOM"), ("eager_2nd_run_fail", "eager_2nd_run_OOM")):
+        for fail, oom in EAGER_RUN_STATUSES:
             with _classified(pb.PHASE_EAGER, fail, oom, self.device), self.device.determinism():
                 reset_rng_state()
                 runs.append(to_device(_logits(model, inputs), "cpu"))

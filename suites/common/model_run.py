@@ -49,6 +49,10 @@ class RunFailed(Exception):
         self.status, self.phase, self.cause = status, phase, cause
 
 
+# Upstream's statuses for the accuracy check's two eager runs: (an error, out of memory) for each run.
+EAGER_RUN_STATUSES = (("eager_1st_run_fail", "eager_1st_run_OOM"), ("eager_2nd_run_fail", "eager_2nd_run_OOM"))
+
+
 @contextlib.contextmanager
 def _classified(phase: int, status: str, oom_status: str, device: DeviceAdapter) -> Iterator[None]:
     try:
@@ -255,7 +259,7 @@ class ModelRun:
                 accuracy.cosine = fp64 is None
                 with self._phase("eager_runs"):
                     # Upstream copies the model inside its first eager run's try: an OOM here is that run's OOM.
-                    with _classified(pb.PHASE_EAGER, "eager_1st_run_fail", "eager_1st_run_OOM", device):
+                    with _classified(pb.PHASE_EAGER, *EAGER_RUN_STATUSES[0], device):
                         reference = pristine.to(device.type)
                         if not self.training:
                             reference = reference.to(torch.bfloat16)
@@ -286,7 +290,7 @@ class ModelRun:
 
     def _eager_runs(self, model: torch.nn.Module, inputs: Any, iteration: Iteration) -> tuple[Any, str]:
         runs = []
-        for fail, oom in (("eager_1st_run_fail", "eager_1st_run_OOM"), ("eager_2nd_run_fail", "eager_2nd_run_OOM")):
+        for fail, oom in EAGER_RUN_STATUSES:
             with _classified(pb.PHASE_EAGER, fail, oom, self.device), self.device.determinism():
                 reset_rng_state()
                 copy_ = copy.deepcopy(model)
