@@ -18,7 +18,8 @@
 #   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
 #   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time (JOBS=N: N) taking turns on the
 #                        device (only their compiles overlap; suites/common/device_turns.py); default: every forward
-#                        entry. Turns share time, not memory: large models (GPTJ, GPTNeo, Blenderbot) want JOBS=2
+#                        entry. Turns share time, not memory: large models (GPTJ, GPTNeo, Blenderbot) want JOBS=2.
+#                        MODEL_TIMEOUT=S: per-model limit (default 420); RUN_ID=ID: add to an earlier run's id
 #   llm BACKEND [MODEL...]  HuggingFace LLM entries through generate(), two at a time taking turns, 128 new tokens
 #                        and five timed calls per phase (suites/huggingface/reference/README.md); default: all seven
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
@@ -134,7 +135,8 @@ case "$section" in
     $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
     # shellcheck disable=SC2046
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
-      --jobs "${JOBS:-3}" --timeout 420 --run-id "h200-$suite-$mode-$run_tag" --out "$out/$suite-$mode" $(models "${@:4}") ;;
+      --jobs "${JOBS:-3}" --timeout "${MODEL_TIMEOUT:-420}" --run-id "${RUN_ID:-h200-$suite-$mode-$run_tag}" \
+      --out "$out/$suite-$mode" $(models "${@:4}") ;;
   llm)
     backend=${2:?llm BACKEND [MODEL...]}
     # shellcheck disable=SC2046
