@@ -27,7 +27,7 @@ Bump "version" whenever the model list, a batch size, a tolerance, a config numb
 
 MANIFEST = {
     "suite": "huggingface",
-    "version": "1.1.0",
+    "version": "1.2.0",
     "accuracy_batch_size": 1,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -202,6 +202,7 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
             "build": {"class": "MegatronBertForCausalLM", "config": {}, "seq_len": 512, "labels": "tokens"},
             "smoke": {"batch_size": 2, "build": {"config": {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64, "vocab_size": 256}, "seq_len": 16}},
+            "expected": [{"device": "cuda", "mode": "training", "backend": "inductor*", "status": "fail_accuracy", "reason": "AMP training, narrowly: the gradient of bert.encoder.layer.3.attention.self.key.bias is 0.00596 RMSE from the fp64 reference where eager is 0.00236, and same() allows 2 x 0.00236 + 0.01 / 10 = 0.00572; seen once on the H200 at 3ff5320 (torch 2.11, transformers 5.17); not investigated further"}],
             "presubmit": False,
         },
         "MobileBertForMaskedLM": {
@@ -236,6 +237,7 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 16}, "inference": {"batch_size": 16}},
             "build": {"class": "RobertaForCausalLM", "config": {"pad_token_id": 0}, "seq_len": 512, "labels": "tokens", "input_ids": "zeros"},
             "smoke": {"batch_size": 2, "build": {"config": {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64, "vocab_size": 256, "max_position_embeddings": 64}, "seq_len": 16}},
+            "expected": [{"device": "cuda", "mode": "training", "backend": "inductor*", "status": "fail_accuracy", "reason": "AMP training: the compiled run differs from the fp64 reference beyond tolerance 0.01 ('allclose not within tol=0.01'; eager runs agree with each other); seen on the H200 at 3ff5320 (torch 2.11, transformers 5.17); not investigated further"}],
             "presubmit": False,
         },
         "T5ForConditionalGeneration": {
@@ -278,6 +280,7 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 8}, "inference": {"batch_size": 8}},
             "build": {"class": "XLNetLMHeadModel", "config": {}, "seq_len": 512, "labels": "tokens"},
             "smoke": {"batch_size": 2, "build": {"config": {"d_model": 32, "n_layer": 2, "n_head": 2, "d_inner": 64, "vocab_size": 256}, "seq_len": 16}},
+            "expected": [{"device": "cuda", "mode": "*", "backend": "*", "status": "eager_1st_run_fail", "reason": "eager itself fails with transformers 5.17 (the GPU machine): 'Expected all tensors to be on the same device, but got mat2 is on cpu' in bmm, from the relative positional encoding's arange tensors; transformers 5.24 (the CPU lock) builds them on the model's device; seen on the H200 in inference (0fd26ed) and training (3ff5320)"}],
             "presubmit": False,
         },
         "YituTechConvBert": {
