@@ -55,16 +55,44 @@ def build_generation(entry: ModelEntry, device: str, smoke: bool) -> GenerationW
     # Greedy, static cache, as upstream. eos_token_id=None: with random weights EOS can win at any step, and a
     # generation that stops early would time fewer tokens; every call produces exactly max_new_tokens.
     # disable_compile: transformers would otherwise compile forward itself for a static cache, even "eagerly".
+    # A static cache is made here and passed to every call (generate() refuses cache_implementation beside it).
+    prompt_tokens = _prompt_tokens(forward_inputs)
+    reused = generation["cache_implementation"] == "static"
+    cache, cache_argument = _reused_static_cache(model, prompt_tokens + max_new_tokens) if reused else (None, "cache")
     model.generation_config = GenerationConfig(
-        do_sample=False, use_cache=True, cache_implementation=generation["cache_implementation"],
+        do_sample=False, use_cache=True, cache_implementation=None if reused else generation["cache_implementation"],
         max_new_tokens=max_new_tokens, pad_token_id=_first(config.pad_token_id) if config.pad_token_id is not None else eos,
         eos_token_id=None, disable_compile=True,
         decoder_start_token_id=getattr(config, "decoder_start_token_id", None))
     return GenerationWorkload(model=model, forward_inputs=forward_inputs, generate_inputs=dict(forward_inputs),
-                              prompt_tokens=_prompt_tokens(forward_inputs),
+                              prompt_tokens=prompt_tokens,
                               max_new_tokens=max_new_tokens,
                               cache_implementation=generation["cache_implementation"],
-                              output_includes_prompt=not spec["class"].startswith("Whisper"))
+                              output_includes_prompt=not spec["class"].startswith("Whisper"),
+                              cache=cache, cache_argument=cache_argument)
+
+
+def _reused_static_cache(model: torch.nn.Module, max_cache_len: int) -> tuple[Any, str]:
+    """One static cache for every generate() call of the run, and generate()'s name for that argument.
+
+    transformers 5 makes a new StaticCache in each generate() call and allocates its tensors at the first update.
+    With model.forward compiled, that update is inside the compiled prefill, so under CUDA graph trees the cache
+    lives in a graph's memory and the next replay overwrites it (the H200 LLM runs, manifest reasons). Made here
+    and first used by the eager warm-up, the cache is allocated outside any compiled region and marked as a fixed
+    address; reset() empties it in place before each call. Upstream's newer LLM module pre-allocates a StaticCache
+    for the same reason.
+    """
+    import inspect
+
+    from transformers import EncoderDecoderCache, StaticCache
+
+    config = config_of(model)
+    decoder_config = config.get_text_config(decoder=True)
+    cache: Any = StaticCache(config=decoder_config, max_cache_len=max_cache_len)
+    if config.is_encoder_decoder:  # Whisper: cross-attention holds one entry per encoder position
+        cache = EncoderDecoderCache(cache, StaticCache(config=decoder_config, max_cache_len=config.max_source_positions))
+    forward_parameters = inspect.signature(model.forward).parameters
+    return cache, "cache" if "cache" in forward_parameters else "past_key_values"
 
 
 def resolved_spec(entry: ModelEntry, smoke: bool) -> dict[str, Any]:

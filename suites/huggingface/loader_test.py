@@ -144,10 +144,29 @@ def test_llm_smoke_variant_generates_exactly_max_new_tokens(name: str) -> None:
     work = loader.build_generation(MANIFEST.model(name), "cpu", smoke=True)
     assert next(work.model.parameters()).dtype == torch.bfloat16
     with torch.no_grad():
-        tokens = work.model.generate(**work.generate_inputs)
+        tokens = work.generate(work.model, work.generate_inputs)
         logits = work.model(**work.forward_inputs).logits
     assert tokens.shape[0] == 1 and work.new_tokens(tokens) == work.max_new_tokens
     assert logits.shape[:2] == (1, work.prompt_tokens)
+
+
+@pytest.mark.parametrize("name", ["Qwen/Qwen3-0.6B", "openai/whisper-tiny"])  # decoder-only, encoder-decoder
+def test_llm_static_cache_is_allocated_once_outside_compiled_code(name: str) -> None:
+    """generate() would make a new cache per call and allocate it inside the compiled prefill, where CUDA graph
+    trees overwrite it. The workload's one cache is allocated by the first (eager) call, marked as a fixed address
+    (mark_static_address sets _dynamo_static_input_type), and reset in place by the compiled calls."""
+    work = loader.build_generation(MANIFEST.model(name), "cpu", smoke=True)
+    with torch.no_grad():
+        eager = work.generate(work.model, work.generate_inputs)
+        cache = work.cache
+        caches = [cache.self_attention_cache, cache.cross_attention_cache] if hasattr(cache, "cross_attention_cache") \
+            else [cache]
+        keys = [cache.layers[0].keys for cache in caches]
+        work.model.forward = torch.compile(work.model.forward, backend="eager", fullgraph=True)
+        compiled = [work.generate(work.model, work.generate_inputs) for _ in range(2)]
+    assert all(torch.equal(eager, tokens) for tokens in compiled)
+    assert all(cache.layers[0].keys is k for cache, k in zip(caches, keys))  # the same tensors, not new ones
+    assert all(getattr(k, "_dynamo_static_input_type", None) for k in keys)
 
 
 def test_bad_build_specs_say_what_is_wrong() -> None:

@@ -17,7 +17,8 @@ build (forward entries):
   fp32_only    the harness's only_fp32 list: the model stays fp32 and runs without autocast
 build (workload "generation", the LLM entries): class, config, config_source, and generation
   {prompt_length, max_new_tokens, cache_implementation}; inputs are batch 1 random prompt ids (Whisper: log-mel
-  features of 30 s of randn*0.1 audio plus the decoder start token).
+  features of 30 s of randn*0.1 audio plus the decoder start token). A "static" cache is made once per run and
+  reset before each generate() call (suites/huggingface/loader.py says why).
 smoke: batch_size, and build {config (applied over the full config), seq_len, generation}: same class, scaled down.
 Presubmit (2-core CPU, <= 4 min): encoder MLM (BertForMaskedLM, Inductor), decoder causal LM (DistillGPT2),
 encoder-decoder (T5Small), one LLM through generate (Qwen/Qwen3-0.6B, Inductor); every other model is nightly.
