@@ -11,6 +11,7 @@ from proto.codegen import ensure_generated
 
 ensure_generated()
 
+from suites.common.generation_run import GenerationWorkload  # noqa: E402
 from suites.common.manifest import load_manifest  # noqa: E402
 from suites.huggingface import loader  # noqa: E402
 
@@ -154,19 +155,29 @@ def test_llm_smoke_variant_generates_exactly_max_new_tokens(name: str) -> None:
 def test_llm_static_cache_is_allocated_once_outside_compiled_code(name: str) -> None:
     """generate() would make a new cache per call and allocate it inside the compiled prefill, where CUDA graph
     trees overwrite it. The workload's one cache is allocated by the first (eager) call, marked as a fixed address
-    (mark_static_address sets _dynamo_static_input_type), and reset in place by the compiled calls."""
-    work = loader.build_generation(MANIFEST.model(name), "cpu", smoke=True)
+    (mark_static_address sets _dynamo_static_input_type), and reset in place by the compiled calls; a cache first
+    filled by a compiled call carries no such mark."""
+    def first_keys(work: GenerationWorkload) -> list[torch.Tensor]:
+        cache = work.cache
+        parts = [cache.self_attention_cache, cache.cross_attention_cache] if hasattr(cache, "cross_attention_cache") \
+            else [cache]
+        return [part.layers[0].keys for part in parts]
+
+    def compile_forward(work: GenerationWorkload) -> None:
+        work.model.forward = torch.compile(work.model.forward, backend="eager", fullgraph=True)
+
+    work, compiled_first = (loader.build_generation(MANIFEST.model(name), "cpu", smoke=True) for _ in range(2))
     with torch.no_grad():
         eager = work.generate(work.model, work.generate_inputs)
-        cache = work.cache
-        caches = [cache.self_attention_cache, cache.cross_attention_cache] if hasattr(cache, "cross_attention_cache") \
-            else [cache]
-        keys = [cache.layers[0].keys for cache in caches]
-        work.model.forward = torch.compile(work.model.forward, backend="eager", fullgraph=True)
+        keys = first_keys(work)
+        compile_forward(work)
         compiled = [work.generate(work.model, work.generate_inputs) for _ in range(2)]
+        compile_forward(compiled_first)
+        compiled_first.generate(compiled_first.model, compiled_first.generate_inputs)
     assert all(torch.equal(eager, tokens) for tokens in compiled)
-    assert all(cache.layers[0].keys is k for cache, k in zip(caches, keys))  # the same tensors, not new ones
+    assert all(now is then for now, then in zip(first_keys(work), keys))  # the same tensors, not new ones
     assert all(getattr(k, "_dynamo_static_input_type", None) for k in keys)
+    assert not any(getattr(k, "_dynamo_static_input_type", None) for k in first_keys(compiled_first))
 
 
 def test_bad_build_specs_say_what_is_wrong() -> None:
