@@ -52,13 +52,13 @@ def build_generation(entry: ModelEntry, device: str, smoke: bool) -> GenerationW
     else:
         forward_inputs = {"input_ids": torch.randint(0, text_config.vocab_size, (1, prompt), device=device)}
     eos = _first(config.eos_token_id) if config.eos_token_id is not None else 0
-    # Greedy, static cache, as upstream. eos_token_id=None: with random weights EOS can win at any step, and a
-    # generation that stops early would time fewer tokens; every call produces exactly max_new_tokens.
-    # disable_compile: transformers would otherwise compile forward itself for a static cache, even "eagerly".
     # A static cache is made here and passed to every call (generate() refuses cache_implementation beside it).
     prompt_tokens = _prompt_tokens(forward_inputs)
     reused = generation["cache_implementation"] == "static"
     cache, cache_argument = _reused_static_cache(model, prompt_tokens + max_new_tokens) if reused else (None, "cache")
+    # Greedy, static cache, as upstream. eos_token_id=None: with random weights EOS can win at any step, and a
+    # generation that stops early would time fewer tokens; every call produces exactly max_new_tokens.
+    # disable_compile: transformers would otherwise compile forward itself for a static cache, even "eagerly".
     model.generation_config = GenerationConfig(
         do_sample=False, use_cache=True, cache_implementation=None if reused else generation["cache_implementation"],
         max_new_tokens=max_new_tokens, pad_token_id=_first(config.pad_token_id) if config.pad_token_id is not None else eos,
