@@ -18,7 +18,7 @@
 #   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
 #   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time (JOBS=N: N) taking turns on the
 #                        device (only their compiles overlap; suites/common/device_turns.py); default: every forward
-#                        entry. Turns share time, not memory: large models (GPTJ, GPTNeo, Blenderbot) want JOBS=2.
+#                        entry. Turns share time, not memory: GPTJ and Blenderbot want JOBS=1, GPTNeo JOBS=2.
 #                        MODEL_TIMEOUT=S: per-model limit (default 420); RUN_ID=ID: add to an earlier run's id
 #   llm BACKEND [MODEL...]  HuggingFace LLM entries through generate(), two at a time taking turns, 128 new tokens
 #                        and five timed calls per phase (suites/huggingface/reference/README.md); default: all seven

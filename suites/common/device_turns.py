@@ -41,8 +41,7 @@ class DeviceTurns:
         handler = torch._dynamo.callback_handler
         # Opened here, never inherited: a descriptor shared with a forked sibling would share its lock as well.
         self._fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        handler.register_start_callback(self._on_compile_start)
-        handler.register_end_callback(self._on_compile_end)
+        self._register_callbacks()
         try:
             self._acquire()
             yield
@@ -51,6 +50,20 @@ class DeviceTurns:
             handler.remove_end_callback(self._on_compile_end)
             os.close(self._fd)  # closing the descriptor gives the turn back
             self._fd, self._held = None, False
+
+    def reset_dynamo(self) -> None:
+        """torch._dynamo.reset(), which drops every compile callback: inside `taken()`, ours are registered again."""
+        import torch._dynamo
+
+        torch._dynamo.reset()
+        if self._fd is not None:
+            self._register_callbacks()
+
+    def _register_callbacks(self) -> None:
+        import torch._dynamo
+
+        torch._dynamo.callback_handler.register_start_callback(self._on_compile_start)
+        torch._dynamo.callback_handler.register_end_callback(self._on_compile_end)
 
     def _acquire(self) -> None:
         if self._fd is None or self._held:

@@ -79,3 +79,17 @@ def test_without_a_lock_file_nothing_is_taken() -> None:
     with turns.taken():
         torch.compile(lambda x: x + 1, backend="eager")(torch.ones(2))
     assert turns.lock_path is None and turns.waited_s == 0.0
+
+
+def test_a_dynamo_reset_inside_the_block_keeps_turn_taking(tmp_path: Path) -> None:
+    """torch._dynamo.reset() clears every compile callback; training runs reset between timing and their check."""
+    torch._dynamo.reset()
+    lock = tmp_path / "device.lock"
+    seen: list[bool] = []
+    turns = DeviceTurns(str(lock))
+    with turns.taken():
+        turns.reset_dynamo()
+        torch.compile(lambda x: x.tan() + 1, backend=aot_autograd(fw_compiler=_observing(lock, seen)))(torch.ones(3))
+        assert not _turn_is_free(lock)
+    assert seen == [True]
+    assert _turn_is_free(lock)

@@ -1,0 +1,51 @@
+"""The harness's single process against upstream's two: what timing leaves behind must not reach the accuracy work."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.backends import get_backend
+from compiler.devices.registry import get_device
+from suites.common.device_turns import DeviceTurns
+from suites.common.manifest import load_manifest
+from suites.common.model_run import ModelRun
+from suites.common.request import RunPlan
+from suites.common.workload import Workload
+from suites.selftest import loader as selftest_loader
+
+
+@pytest.mark.parametrize(("mode", "timed_model_kept"), [("training", False), ("inference", True)])
+def test_the_timed_model_is_gone_when_training_accuracy_work_starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                                    mode: str, timed_model_kept: bool) -> None:
+    """Training checks fresh copies, so the timed model (on an accelerator: with its grads, optimizer state and
+    device graphs) is freed before the fp64 reference; inference checks the timed artifact, so it stays. Taking
+    turns on the device, as side-by-side runs do, since the release resets Dynamo."""
+    manifest = load_manifest("selftest")
+    entry = manifest.model("healthy")
+    loaded: list[weakref.ref[Any]] = []
+
+    def build(*args: Any) -> Workload:
+        workload = selftest_loader.build(*args)
+        loaded.append(weakref.ref(workload.model))
+        return workload
+
+    alive_at_reference: list[bool] = []
+    fp64_reference = ModelRun._fp64_reference
+
+    def observed(run: ModelRun, *args: Any) -> Any:
+        gc.collect()
+        alive_at_reference.append(loaded[0]() is not None)
+        return fp64_reference(run, *args)
+
+    monkeypatch.setattr(ModelRun, "_fp64_reference", observed)
+    run = ModelRun(manifest, entry, mode, get_backend("aot_eager"), get_device("cpu"), True, entry.smoke_batch_size,
+                   RunPlan(warmup_iterations=1, repeats=2), build, turns=DeviceTurns(str(tmp_path / "device.lock")))
+    result = run.run()
+    assert result.community_status == "pass", result.failure.message
+    assert result.performance.measured and result.accuracy.checked
+    assert alive_at_reference == [timed_model_kept]
