@@ -28,7 +28,7 @@ Bump "version" whenever the model list, a batch size, a tolerance, a config numb
 
 MANIFEST = {
     "suite": "huggingface",
-    "version": "1.2.0",
+    "version": "1.3.0",
     "accuracy_batch_size": 1,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -319,7 +319,6 @@ MANIFEST = {
                 "config": {"vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
                            "num_key_value_heads": 2, "head_dim": 16, "max_position_embeddings": 16384, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0},
                 "generation": {"prompt_length": 8, "max_new_tokens": 8, "cache_implementation": "static"}}},
-            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "fail_to_run", "reason": "compiled warm-up: the static cache's position counter is overwritten by a CUDA graph replay, as for Qwen/Qwen3-0.6B (its reason says why); seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); passes with inductor"}],
             "presubmit": False,
         },
         "google/gemma-2-2b": {
@@ -339,7 +338,6 @@ MANIFEST = {
                 "config": {"vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
                            "num_key_value_heads": 2, "head_dim": 16, "sliding_window": 8, "query_pre_attn_scalar": 16, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0},
                 "generation": {"prompt_length": 8, "max_new_tokens": 8, "cache_implementation": "static"}}},
-            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "fail_to_run", "reason": "compiled warm-up: the static cache's position counter is overwritten by a CUDA graph replay, as for Qwen/Qwen3-0.6B (its reason says why); seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); passes with inductor"}],
             "presubmit": False,
         },
         "google/gemma-3-4b-it": {
@@ -367,7 +365,6 @@ MANIFEST = {
                                              "image_size": 28, "patch_size": 14},
                            "mm_tokens_per_image": 4, "boi_token_index": 500, "eoi_token_index": 501, "image_token_index": 502, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0},
                 "generation": {"prompt_length": 8, "max_new_tokens": 8, "cache_implementation": "static"}}},
-            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "crash", "reason": "SIGSEGV in a Triton kernel launch while CUDA graph trees record the compiled forward's first run (compiled warm-up); seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); cause not confirmed: the lazily allocated static cache (see Qwen/Qwen3-0.6B) is a suspect"}],
             "notes": "community: skip.all ('Model too big' for its runners); 4.3B parameters fit an H200",
             "presubmit": False,
         },
@@ -390,7 +387,6 @@ MANIFEST = {
                            "max_source_positions": 1500, "max_target_positions": 32, "decoder_start_token_id": 250,
                            "pad_token_id": 251, "bos_token_id": 251, "eos_token_id": 251},
                 "generation": {"prompt_length": 1, "max_new_tokens": 8, "cache_implementation": "static"}}},
-            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "crash", "reason": "SIGSEGV in a Triton kernel launch while CUDA graph trees record the compiled forward's first run (compiled warm-up); seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); cause not confirmed: the lazily allocated static cache (see Qwen/Qwen3-0.6B) is a suspect; passes with inductor"}],
             "presubmit": False,
         },
         "Qwen/Qwen3-0.6B": {
@@ -410,7 +406,6 @@ MANIFEST = {
                 "config": {"vocab_size": 256, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
                            "num_key_value_heads": 2, "head_dim": 16, "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0},
                 "generation": {"prompt_length": 8, "max_new_tokens": 8, "cache_implementation": "static"}}},
-            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "fail_to_run", "reason": "compiled warm-up: 'accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run', for the static cache's position counter (cumulative_length.add_ in StaticLayer.update); transformers 5 allocates the static cache lazily, at its first update, and compiled model.forward runs the prefill as well, so the cache is allocated inside a CUDA-graph-tree graph (mark_static_address is skipped while tracing) and the next replay overwrites it; seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); passes with inductor"}],
             "presubmit_compile": ["inference"],
         },
         "mistralai/Mistral-7B-Instruct-v0.3": {
@@ -456,7 +451,7 @@ MANIFEST = {
                            "num_key_value_heads": 2, "head_dim": 16, "num_local_experts": 4, "num_experts_per_tok": 2, "sliding_window": 8,
                            "layer_types": ["sliding_attention", "full_attention"], "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0},
                 "generation": {"prompt_length": 8, "max_new_tokens": 8, "cache_implementation": "static"}}},
-            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor_cudagraphs", "status": "crash", "reason": "SIGSEGV in a Triton kernel launch while CUDA graph trees record the compiled forward's first run (compiled warm-up); seen on the H200 at 94ab0da (torch 2.11, transformers 5.17); cause not confirmed: the lazily allocated static cache (see Qwen/Qwen3-0.6B) is a suspect"}],
+            "expected": [{"device": "cuda", "mode": "inference", "backend": "inductor*", "status": "fail_accuracy", "reason": "no fp64 reference: about 21B parameters (42 GB in bf16) need about 168 GB in fp64, more than an H200 holds, so the check falls back to cosine similarity, as upstream does, and the compiled logits score 0.9414 against eager, below same()'s 0.99, identically with and without CUDA graphs; seen on the H200 at b9010c8 (torch 2.11, transformers 5.17); not investigated further"}],
             "notes": "community: skip.all ('Model too big' for its runners); 21B parameters in bf16 fit an H200",
             "presubmit": False,
         },
