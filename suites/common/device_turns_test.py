@@ -14,25 +14,14 @@ import torch
 from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 
-from suites.common.device_turns import DeviceTurns
+from suites.common.device_turns import DeviceTurns, turn_is_free
 
 SIBLING_HOLDS_S = 1.0  # from inside the compile: the rest of the compile overlaps part of it
 
 
-def _turn_is_free(lock: Path) -> bool:
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)  # also gives back what this probe took
-
-
 def _observing(lock: Path, seen: list[bool]) -> Callable[..., Any]:
     def compiler(gm: torch.fx.GraphModule, _example_inputs: Any) -> Callable[..., Any]:
-        seen.append(_turn_is_free(lock))
+        seen.append(turn_is_free(lock))
         return make_boxed_func(gm.forward)
     return compiler
 
@@ -47,14 +36,14 @@ def test_the_turn_is_given_up_only_while_compiling(tmp_path: Path) -> None:
     x = torch.ones(4, requires_grad=True)
     turns = DeviceTurns(str(lock))
     with turns.taken():
-        assert not _turn_is_free(lock)
+        assert not turn_is_free(lock)
         loss = fn(x)
-        assert not _turn_is_free(lock)  # taken back after the forward compile
+        assert not turn_is_free(lock)  # taken back after the forward compile
         loss.backward()
-        assert not _turn_is_free(lock)  # and after the backward's
+        assert not turn_is_free(lock)  # and after the backward's
     assert forward_seen == [True] and backward_seen == [True]
     assert torch.allclose(x.grad, 2 * torch.cos(torch.ones(4)))
-    assert _turn_is_free(lock)  # given back when the block ends
+    assert turn_is_free(lock)  # given back when the block ends
 
 
 def test_the_wait_for_the_turn_after_a_compile_is_counted(tmp_path: Path) -> None:
@@ -90,6 +79,6 @@ def test_a_dynamo_reset_inside_the_block_keeps_turn_taking(tmp_path: Path) -> No
     with turns.taken():
         turns.reset_dynamo()
         torch.compile(lambda x: x.tan() + 1, backend=aot_autograd(fw_compiler=_observing(lock, seen)))(torch.ones(3))
-        assert not _turn_is_free(lock)
+        assert not turn_is_free(lock)
     assert seen == [True]
-    assert _turn_is_free(lock)
+    assert turn_is_free(lock)

@@ -22,6 +22,8 @@ from typing import Protocol
 from parity.v1 import results_pb2 as pb
 from suites.common import status as statuses
 from suites.common.device_turns import ENV_VAR as DEVICE_TURNS_ENV
+from suites.common.device_turns import WAITS_ENV_VAR as DEVICE_TURN_WAITS_ENV
+from suites.common.device_turns import reported_wait_s
 from suites.common.provenance import base_provenance, device_from_log
 from suites.common.request import ModelRequest
 from suites.common.result_io import ResultFileError, read_result, write_result
@@ -71,16 +73,20 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     argv = [*request.to_args(), f"--out={out_dir}", f"--stem={stem}"]
     start = time.time()
     returncode: int | None = None
+    turn_wait_s = 0.0
     lost: ZygoteError | None = None
     with tempfile.TemporaryDirectory(prefix="parity-cache-") as fresh_cache:
         env = _with_cache(child_env(options.parallel_jobs), str(options.inductor_cache or fresh_cache))
+        turn_waits = Path(fresh_cache) / "device-turn-waits"
         if options.device_turns is not None:
             env[DEVICE_TURNS_ENV] = str(options.device_turns)
+            env[DEVICE_TURN_WAITS_ENV] = str(turn_waits)
         child = _start(argv, log_path, env, options.zygote)
         with _running_lock:
             _running.add(child.pid)
         try:
-            returncode = child.wait(options.timeout_s)
+            returncode = _wait_own_time(child, options.timeout_s, turn_waits)
+            turn_wait_s = reported_wait_s(turn_waits)
             if returncode is None:  # still running at the timeout
                 _kill(child.pid)
                 child.wait(REAP_TIMEOUT_S)
@@ -92,8 +98,9 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
             _kill_group(child.pid)  # what is left: compile workers, as the child ends without teardown (exit_now)
     wall = time.time() - start
     if returncode is None and lost is None:
+        waited = f" (and {turn_wait_s:.0f} s waiting for the device's turn)" if turn_wait_s >= 0.5 else ""
         result = _synthesized(request, "timeout", wall, log_path, pb.Failure(
-            phase=pb.PHASE_CHILD_PROCESS, message=f"no result within the {options.timeout_s:.0f} s timeout; killed"))
+            phase=pb.PHASE_CHILD_PROCESS, message=f"no result within the {options.timeout_s:.0f} s timeout{waited}; killed"))
     else:
         try:
             result = read_result(result_path)
@@ -109,6 +116,18 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     result.config.device_turns = options.device_turns is not None
     result.compile_time.cold_start = options.inductor_cache is None
     return result
+
+
+def _wait_own_time(child: _Child, timeout_s: float, turn_waits: Path) -> int | None:
+    """The child's exit code, or None when it is still running after timeout_s of its own time: what it waited
+    for the device's turn (its report in turn_waits) is a sibling's time, so the deadline moves by that."""
+    deadline, credited = time.time() + timeout_s, 0.0
+    while (returncode := child.wait(max(0.0, deadline - time.time()))) is None:
+        waited = reported_wait_s(turn_waits)
+        if waited <= credited:
+            return None
+        deadline, credited = deadline + waited - credited, waited
+    return returncode
 
 
 class _Child(Protocol):

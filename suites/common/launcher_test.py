@@ -16,6 +16,7 @@ import pytest
 
 from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
+from suites.common.device_turns import turn_is_free
 from suites.common.launcher import LOG_TAIL_CHARS, LaunchOptions, _tail, run_model, start_zygote
 from suites.common.provenance import device_from_log, device_line
 from suites.common.request import ModelRequest
@@ -190,3 +191,22 @@ def test_a_zygote_that_started_threads_refuses_to_fork(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, sys.path)])}
     with pytest.raises(ZygoteError, match="threads were started"):
         Zygote(["starts_a_thread"], env)
+
+
+def test_waiting_for_the_device_turn_does_not_count_towards_the_timeout(tmp_path: Path) -> None:
+    """A sibling that hangs holding the device's turn (here during its load) times out itself; the model waiting
+    behind it runs once the turn is free, instead of timing out in the queue."""
+    lock = tmp_path / "device.lock"
+    turns = LaunchOptions(device_turns=lock, parallel_jobs=2)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        hanging = pool.submit(run_model, _request("hang"), tmp_path / "hang", replace(turns, timeout_s=60.0))
+        deadline = time.time() + 60
+        while turn_is_free(lock):  # the hanging child holds the turn before the healthy one asks for it
+            assert time.time() < deadline, "the hanging child never took the device's turn"
+            time.sleep(0.2)
+        healthy = run_model(_request("healthy"), tmp_path / "healthy", replace(turns, timeout_s=40.0))
+        hung = hanging.result(timeout=120)
+    assert hung.community_status == "timeout"
+    assert healthy.community_status == "pass", healthy.failure.message
+    assert healthy.wall_time_s > 40.0  # more than its timeout: the rest was the hanging sibling's turn
+
