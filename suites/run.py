@@ -49,7 +49,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--device", required=True, choices=known_devices())
     parser.add_argument("--smoke", action="store_true", help="run the scaled-down CPU variants")
     parser.add_argument("--out", type=Path, required=True, help="folder for result files")
-    parser.add_argument("--timeout", type=float, default=2000.0, help="per-model timeout in seconds")
+    parser.add_argument("--timeout", type=float, default=2000.0,
+                        help="per-model timeout in seconds of the model's own time (its waits for the device's turn "
+                             "do not count)")
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=0, help="override the manifest's batch size")
