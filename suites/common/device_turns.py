@@ -41,9 +41,6 @@ class DeviceTurns:
         if self.lock_path is None:
             yield
             return
-        import torch._dynamo
-
-        handler = torch._dynamo.callback_handler
         # Opened here, never inherited: a descriptor shared with a forked sibling would share its lock as well.
         self._fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         self._register_callbacks()
@@ -51,8 +48,7 @@ class DeviceTurns:
             self._acquire()
             yield
         finally:
-            handler.remove_start_callback(self._on_compile_start)
-            handler.remove_end_callback(self._on_compile_end)
+            self._remove_callbacks()
             os.close(self._fd)  # closing the descriptor gives the turn back
             self._fd, self._held = None, False
 
@@ -69,6 +65,12 @@ class DeviceTurns:
 
         torch._dynamo.callback_handler.register_start_callback(self._on_compile_start)
         torch._dynamo.callback_handler.register_end_callback(self._on_compile_end)
+
+    def _remove_callbacks(self) -> None:
+        import torch._dynamo
+
+        torch._dynamo.callback_handler.remove_start_callback(self._on_compile_start)
+        torch._dynamo.callback_handler.remove_end_callback(self._on_compile_end)
 
     def _acquire(self) -> None:
         if self._fd is None or self._held:

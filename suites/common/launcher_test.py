@@ -209,4 +209,3 @@ def test_waiting_for_the_device_turn_does_not_count_towards_the_timeout(tmp_path
     assert hung.community_status == "timeout"
     assert healthy.community_status == "pass", healthy.failure.message
     assert healthy.wall_time_s > 40.0  # more than its timeout: the rest was the hanging sibling's turn
-

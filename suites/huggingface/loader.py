@@ -77,10 +77,10 @@ def _reused_static_cache(model: torch.nn.Module, max_cache_len: int) -> tuple[An
 
     transformers 5 makes a new StaticCache in each generate() call and allocates its tensors at the first update.
     With model.forward compiled, that update is inside the compiled prefill, so under CUDA graph trees the cache
-    lives in a graph's memory and the next replay overwrites it (the H200 LLM runs, manifest reasons). Made here
-    and first used by the eager warm-up, the cache is allocated outside any compiled region and marked as a fixed
-    address; reset() empties it in place before each call. Upstream's newer LLM module pre-allocates a StaticCache
-    for the same reason.
+    lives in a graph's memory and the next replay overwrites it (the H200 LLM runs at 94ab0da: reference/README.md).
+    Made here and first used by the eager warm-up, the cache is allocated outside any compiled region and marked as
+    a fixed address; reset() empties it in place before each call. Upstream's newer LLM module pre-allocates a
+    StaticCache for the same reason.
     """
     import inspect
 
