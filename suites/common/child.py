@@ -12,7 +12,6 @@ import importlib
 import os
 import sys
 import time
-import traceback
 from pathlib import Path
 
 from compiler.backends import get_backend
@@ -21,7 +20,7 @@ from parity.v1 import results_pb2 as pb
 from suites.common import status as statuses
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, load_manifest
-from suites.common.model_run import ModelRun
+from suites.common.model_run import FAILURE_TEXT_CHARS, ModelRun, traceback_tail
 from suites.common.provenance import base_provenance, device_line
 from suites.common.request import ModelRequest, add_request_arguments, request_from_args
 from suites.common.result_io import write_result
@@ -73,8 +72,8 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.M
     except Exception as exc:  # noqa: BLE001 (bad input and harness errors become infra_error results)
         result.community_status = "infra_error"
         result.failure.exception_type = type(exc).__name__
-        result.failure.message = str(exc)[:4000]
-        result.failure.log_tail = traceback.format_exc()[-4000:]
+        result.failure.message = str(exc)[:FAILURE_TEXT_CHARS]
+        result.failure.log_tail = traceback_tail(exc)
     result.status = statuses.to_enum(result.community_status)
     result.wall_time_s = time.time() - start
     prov = base_provenance(request.device, manifest.version if manifest else "", manifest.sha256 if manifest else "")

@@ -92,6 +92,13 @@ def test_every_child_writes_its_log(results: dict[str, tuple[pb.ModelResult, Pat
     assert "[child] healthy inference aot_eager: pass" in path.with_suffix(".log").read_text()
 
 
+def test_a_model_error_keeps_the_frame_that_raised(results: dict[str, tuple[pb.ModelResult, Path]]) -> None:
+    """The message alone ("mat2 is on cpu") rarely says which line of the model to look at; the traceback does."""
+    failure = results["raises_in_forward"][0].failure
+    assert failure.message == "selftest: this model always fails in forward"
+    assert "suites/selftest/loader.py" in failure.log_tail and "in forward" in failure.log_tail
+
+
 def test_killed_child_reports_its_signal(results: dict[str, tuple[pb.ModelResult, Path]]) -> None:
     assert results["killed"][0].failure.signal == signal.SIGKILL
     assert results["segfault"][0].failure.signal == signal.SIGSEGV

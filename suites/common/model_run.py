@@ -15,6 +15,7 @@ import dataclasses
 import gc
 import statistics
 import time
+import traceback
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
@@ -94,6 +95,15 @@ def _stats(samples: list[float]) -> pb.LatencyStats:
                            samples=len(samples))
 
 
+# How much of a failure's message and traceback a result keeps.
+FAILURE_TEXT_CHARS = 4000
+
+
+def traceback_tail(exc: BaseException) -> str:
+    """The end of `exc`'s traceback, where the frame that raised is."""
+    return "".join(traceback.format_exception(exc))[-FAILURE_TEXT_CHARS:]
+
+
 def run_classified(result: pb.ModelResult, experiment: Callable[[], str]) -> pb.ModelResult:
     """Fills `result` from `experiment()`; a RunFailed becomes its status and failure record, never an exception."""
     try:
@@ -101,7 +111,8 @@ def run_classified(result: pb.ModelResult, experiment: Callable[[], str]) -> pb.
     except RunFailed as failed:
         status = failed.status
         result.failure.CopyFrom(pb.Failure(phase=failed.phase, exception_type=type(failed.cause).__name__,
-                                           message=str(failed.cause)[:4000]))
+                                           message=str(failed.cause)[:FAILURE_TEXT_CHARS],
+                                           log_tail=traceback_tail(failed.cause)))
     result.community_status = status
     return result
 
@@ -140,7 +151,7 @@ def compare(accuracy: pb.Accuracy, eager_ref: Any, compiled: Any, fp64: Any, tol
     except Exception as exc:  # noqa: BLE001 (upstream: a comparison that raises is a failure)
         ok, errors = False, [f"comparison raised {type(exc).__name__}: {exc}"]
     if errors:
-        accuracy.detail = "\n".join([accuracy.detail, *errors]).strip()[:4000]
+        accuracy.detail = "\n".join([accuracy.detail, *errors]).strip()[:FAILURE_TEXT_CHARS]
     return "pass" if ok else "fail_accuracy"
 
 

@@ -123,6 +123,9 @@ def make_model(spec: dict[str, Any], device: str, dtype: torch.dtype = torch.flo
     reset_rng_state()  # upstream seeds 1337 before building, so random weights are reproducible
     with torch.device(device), _default_dtype(dtype):
         model = cls(config)
+    # The device context does not reach legacy constructors: XLNet's `nn.Parameter(torch.FloatTensor(...))`
+    # lands on the host, and its first CUDA matmul failed with "mat2 is on cpu". Move any such stragglers.
+    model.to(device)
     # Upstream sets every float "drop" config attribute to ~0 after construction (modules built with dropout
     # keep it; models that read the config at run time see 1e-30).
     for name in list(vars(config)):

@@ -114,6 +114,14 @@ def test_smoke_variant_builds_and_computes_its_own_loss(name: str) -> None:
     loss.backward()
 
 
+@pytest.mark.parametrize("name", sorted(COMMUNITY_MODELS | LLM_ENTRIES))
+def test_every_parameter_and_buffer_lands_on_the_requested_device(name: str) -> None:
+    # The meta device stands in for an accelerator: a tensor that a constructor put on the host shows up here.
+    model = loader.make_model(loader.resolved_spec(MANIFEST.model(name), smoke=True), "meta")
+    stray = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.device.type != "meta"]
+    assert not stray, f"{name}: on the host, not the requested device: {stray[:3]}"
+
+
 def test_inputs_follow_the_community_rules() -> None:
     roberta = loader.build(MANIFEST.model("RobertaForCausalLM"), "inference", "cpu", True, 2).inputs
     assert int(roberta["input_ids"].abs().sum()) == 0
