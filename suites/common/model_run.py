@@ -17,9 +17,10 @@ import statistics
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import torch
+import torch.utils._pytree as pytree
 from torch._dynamo.testing import reset_rng_state
 from torch._dynamo.utils import clone_inputs, same
 
@@ -35,7 +36,8 @@ from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
-from suites.common.workload import Iteration, Workload, cast_floats, make_optimizer, to_device
+from suites.common.workload import TRAINING_RESULT_PARTS, Iteration, Workload, cast_floats, make_optimizer, \
+    to_device
 
 T = TypeVar("T")
 
@@ -140,19 +142,45 @@ def fp64_reference(result: pb.ModelResult, device: DeviceAdapter, run64: Callabl
 
 
 def compare(accuracy: pb.Accuracy, eager_ref: Any, compiled: Any, fp64: Any, tolerance: float,
-            larger_multiplier_for_smaller_tensor: bool = False) -> str:
-    """Upstream's check (`torch._dynamo.utils.same`), recorded in `accuracy`; "pass" or "fail_accuracy"."""
+            larger_multiplier_for_smaller_tensor: bool = False, part_names: Sequence[str] = ()) -> str:
+    """Upstream's check (`torch._dynamo.utils.same`), recorded in `accuracy`; "pass" or "fail_accuracy".
+    `part_names` name the top-level parts of a result list (`same` names dict keys, not list positions)."""
     accuracy.checked = True
     errors: list[str] = []
+
+    def check(ref: Any, res: Any, ref64: Any, log: Callable[..., None]) -> bool:
+        return same(ref, res, fp64_ref=ref64, cos_similarity=accuracy.cosine, tol=tolerance, equal_nan=True,
+                    use_larger_multiplier_for_smaller_tensor=larger_multiplier_for_smaller_tensor, log_error=log)
+
     try:
-        ok = same(eager_ref, compiled, fp64_ref=fp64, cos_similarity=accuracy.cosine, tol=tolerance, equal_nan=True,
-                  use_larger_multiplier_for_smaller_tensor=larger_multiplier_for_smaller_tensor,
-                  log_error=lambda msg, *args: errors.append(msg % args if args else str(msg)))
+        ok = check(eager_ref, compiled, fp64, lambda msg, *args: errors.append(msg % args if args else str(msg)))
+        if not ok:
+            errors.extend(_failed_parts(eager_ref, compiled, fp64, check, part_names))
     except Exception as exc:  # noqa: BLE001 (upstream: a comparison that raises is a failure)
         ok, errors = False, [f"comparison raised {type(exc).__name__}: {exc}"]
     if errors:
         accuracy.detail = "\n".join([accuracy.detail, *errors]).strip()[:FAILURE_TEXT_CHARS]
     return "pass" if ok else "fail_accuracy"
+
+
+def _failed_parts(eager_ref: Any, compiled: Any, fp64: Any, check: Callable[..., bool],
+                  part_names: Sequence[str]) -> list[str]:
+    """Which top-level parts fail on their own; a failing part whose reference is not all float64 is named
+    with its dtypes, since `same` then has only allclose, not its RMSE rule against the reference."""
+    if not isinstance(eager_ref, (list, tuple)) or not isinstance(compiled, (list, tuple)) \
+            or len(eager_ref) != len(compiled):
+        return []
+    refs64 = fp64 if isinstance(fp64, (list, tuple)) and len(fp64) == len(eager_ref) else [None] * len(eager_ref)
+    lines = []
+    for index, (ref, res, ref64) in enumerate(zip(eager_ref, compiled, refs64)):
+        if check(ref, res, ref64, lambda *_: None):
+            continue
+        name = part_names[index] if index < len(part_names) else f"result[{index}]"
+        not_fp64 = sorted({str(t.dtype) for t in pytree.tree_leaves(ref64)
+                           if isinstance(t, torch.Tensor) and t.is_floating_point() and t.dtype != torch.float64})
+        note = f" (its fp64 reference holds {', '.join(not_fp64)}: compared by allclose alone)" if not_fp64 else ""
+        lines.append(f"failing part: {name}{note}")
+    return lines
 
 
 def record_performance(result: pb.ModelResult, device: DeviceAdapter, samples: tuple[list[float], list[float]],
@@ -396,7 +424,8 @@ class ModelRun:
             self.result.accuracy.detail = "not compared: upstream's eager_not_deterministic"
             return "pass_due_to_skip"
         return compare(self.result.accuracy, eager_ref, result, fp64, tolerance,
-                       self.entry.larger_multiplier_for_smaller_tensor)
+                       self.entry.larger_multiplier_for_smaller_tensor,
+                       TRAINING_RESULT_PARTS if self.training else ())
 
     # -- helpers ----------------------------------------------------------------------------------
     @property

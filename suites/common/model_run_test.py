@@ -9,14 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
 from compiler.backends import get_backend
 from compiler.devices.registry import get_device
+from parity.v1 import results_pb2 as pb
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import load_manifest
-from suites.common.model_run import ModelRun
+from suites.common.model_run import ModelRun, compare
 from suites.common.request import RunPlan
-from suites.common.workload import Workload
+from suites.common.workload import TRAINING_RESULT_PARTS, Workload
 
 
 @pytest.mark.parametrize(("mode", "timed_model_kept"), [("training", False), ("inference", True)])
@@ -50,3 +52,19 @@ def test_the_timed_model_is_gone_when_training_accuracy_work_starts(monkeypatch:
     assert result.community_status == "pass", result.failure.message
     assert result.performance.measured and result.accuracy.checked
     assert alive_at_reference == [timed_model_kept]
+
+
+@pytest.mark.parametrize(("loss64_dtype", "note"), [(torch.float64, ""), (torch.float32, "holds torch.float32")])
+def test_a_failed_comparison_names_the_failing_part(loss64_dtype: torch.dtype, note: str) -> None:
+    """`same` names dict keys but not list positions: a training result's loss would go unnamed. A reference
+    that is not float64 (transformers computes a causal LM's loss in float32, even in the fp64 run) is named too,
+    since it leaves `same` only allclose."""
+    grads = {"w.grad": torch.ones(3)}
+    eager = [None, torch.tensor(10.0), grads]
+    compiled = [None, torch.tensor(10.5), grads]
+    fp64 = [None, torch.tensor(10.0, dtype=loss64_dtype), {"w.grad": torch.ones(3, dtype=torch.float64)}]
+    accuracy = pb.Accuracy()
+    assert compare(accuracy, eager, compiled, fp64, 0.01, part_names=TRAINING_RESULT_PARTS) == "fail_accuracy"
+    failing = [line for line in accuracy.detail.splitlines() if line.startswith("failing part:")]
+    assert len(failing) == 1 and failing[0].startswith("failing part: loss") and note in failing[0]
+    assert compare(pb.Accuracy(), eager, eager, fp64, 0.01, part_names=TRAINING_RESULT_PARTS) == "pass"

@@ -63,6 +63,10 @@ class Iteration:
         return collect_results(model, None, loss, cloned) if collect_outputs else None
 
 
+# The parts of a training step's results, in torch._dynamo.testing.collect_results' order (input grads follow).
+TRAINING_RESULT_PARTS = ("prediction", "loss", "gradients", "parameters", "buffers")
+
+
 def make_optimizer(kind: str, model: torch.nn.Module) -> torch.optim.Optimizer:
     """Upstream's choice: SGD(lr=0.01) with an uncompiled step, or Adam(lr=0.01, capturable, foreach)."""
     params = list(model.parameters())
