@@ -14,7 +14,8 @@
 #   timing-c             why single-process eager was slower: performance-only runs with and without
 #                        CUBLAS_WORKSPACE_CONFIG exported (the launcher set it for accuracy children before
 #                        commit 73a8a74), and a profiled single run (every model analysed)
-#   hf-accuracy          every HuggingFace model (not the LLMs) in both modes, accuracy only, 8 at a time
+#   hf-accuracy [MODE [MODEL...]]  HuggingFace models (default: all but the LLMs) in MODE (default both), accuracy
+#                        only, at upstream's accuracy batch size (1), JOBS=N at a time (default 8)
 #   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
 #   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time (JOBS=N: N) taking turns on the
 #                        device (only their compiles overlap; suites/common/device_turns.py); default: every forward
@@ -37,7 +38,8 @@ mkdir -p "$out"
 trap 'tar -C "$OUT" -czf "$OUT/$section.tgz" "$section"' EXIT
 torchbench=false
 [[ $section == torchbench* || ${2:-} == torchbench ]] && torchbench=true
-if $torchbench; then source ci/device/install_wheels.sh torchbench; else source ci/device/install_wheels.sh; fi
+# Always an argument: a bare `source` would hand install_wheels.sh this script's own arguments as $1.
+if $torchbench; then source ci/device/install_wheels.sh torchbench; else source ci/device/install_wheels.sh ""; fi
 export PYTHONUNBUFFERED=1
 # Run ids name the day and the commit: a result's id is derived from its run id and configuration, so two runs
 # of one configuration on the same day (a rerun after a fix) must not share a run id.
@@ -123,9 +125,11 @@ case "$section" in
       PARITY_BOTTLENECK_TARGET=100 "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-profiled-$run_tag" \
         --out "$out/single-profiled" --model "$model"
     done ;;
-  hf-accuracy)  # optional second argument: inference or training (default both)
+  hf-accuracy)  # optional: MODE (inference, training or both, the default), then models (default: every forward entry)
+    # shellcheck disable=SC2046
     python3 -m suites.run --suite huggingface --device cuda --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy \
-      --workload forward --jobs 8 --timeout 400 --run-id "h200-hf-accuracy-$run_tag" --out "$out" ;;
+      --workload forward --jobs "${JOBS:-8}" --timeout "${MODEL_TIMEOUT:-400}" --run-id "${RUN_ID:-h200-hf-accuracy-$run_tag}" \
+      --out "$out" $(models "${@:3}") ;;
   torchbench-accuracy)  # optional second argument: inference or training (default both)
     PARITY_TORCHBENCH_DIR=$PWD/.torchbench python3 -m suites.run --suite torchbench --device cuda \
       --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy --jobs 10 --timeout 300 \
