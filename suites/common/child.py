@@ -20,10 +20,10 @@ from parity.v1 import results_pb2 as pb
 from suites.common import status as statuses
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, load_manifest
-from suites.common.model_run import FAILURE_TEXT_CHARS, ModelRun, traceback_tail
+from suites.common.model_run import ModelRun, traceback_tail
 from suites.common.provenance import base_provenance, device_line
 from suites.common.request import ModelRequest, add_request_arguments, request_from_args
-from suites.common.result_io import write_result
+from suites.common.result_io import FAILURE_TEXT_CHARS, write_result
 
 
 def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.ModelResult:

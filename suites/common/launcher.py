@@ -26,10 +26,9 @@ from suites.common.device_turns import WAITS_ENV_VAR as DEVICE_TURN_WAITS_ENV
 from suites.common.device_turns import reported_wait_s
 from suites.common.provenance import base_provenance, device_from_log
 from suites.common.request import ModelRequest
-from suites.common.result_io import ResultFileError, read_result, write_result
+from suites.common.result_io import FAILURE_TEXT_CHARS, ResultFileError, read_result, write_result
 from suites.common.zygote import Zygote, ZygoteError
 
-LOG_TAIL_CHARS = 4000
 # faulthandler's report of a native crash (suites/common/child.py enables it): how it starts, and how its closing
 # line (Python 3.12+) starts; read this much more than the tail, to find the whole report.
 FATAL_ERROR = "Fatal Python error: "
@@ -261,20 +260,22 @@ def _tail(path: Path) -> str:
     (over 5 KB under torch and transformers, it would push the crash's stack out)."""
     try:
         with open(path, "rb") as f:
-            f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_TAIL_CHARS - CRASH_REPORT_MAX_CHARS))
+            f.seek(max(0, f.seek(0, os.SEEK_END) - FAILURE_TEXT_CHARS - CRASH_REPORT_MAX_CHARS))
             text = f.read().decode(errors="replace")
     except OSError:
         return ""
     start = text.rfind(FATAL_ERROR)
     if start < 0:
-        return text[-LOG_TAIL_CHARS:]
+        return text[-FAILURE_TEXT_CHARS:]
     report, idle_thread = [], False
     for line in text[start:].splitlines(keepends=True):
         idle_thread = line.startswith("Thread 0x") or (idle_thread and not line.startswith("Current thread"))
         if not idle_thread and not line.startswith(FAULTHANDLER_MODULES):
             report.append(line)
     crash = "".join(report)
-    return (text[:start] + crash)[-LOG_TAIL_CHARS:] if len(crash) <= LOG_TAIL_CHARS else crash[:LOG_TAIL_CHARS]
+    if len(crash) > FAILURE_TEXT_CHARS:
+        return crash[:FAILURE_TEXT_CHARS]
+    return (text[:start] + crash)[-FAILURE_TEXT_CHARS:]
 
 
 def _merge(accuracy: pb.ModelResult, performance: pb.ModelResult) -> pb.ModelResult:

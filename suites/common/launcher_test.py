@@ -17,10 +17,10 @@ import pytest
 from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
 from suites.common.device_turns import turn_is_free
-from suites.common.launcher import LOG_TAIL_CHARS, LaunchOptions, _tail, run_model, start_zygote
+from suites.common.launcher import LaunchOptions, _tail, run_model, start_zygote
 from suites.common.provenance import device_from_log, device_line
 from suites.common.request import ModelRequest
-from suites.common.result_io import read_result
+from suites.common.result_io import FAILURE_TEXT_CHARS, read_result
 from suites.common.zygote import Zygote, ZygoteError
 
 HANG_TIMEOUT_S = 15.0
@@ -124,7 +124,7 @@ def test_a_crash_tail_keeps_the_crashed_threads_stack(tmp_path: Path, frames: in
     log = tmp_path / "crash.log"
     log.write_text("[child] earlier output\n" * 500 + _faulthandler_report(frames))
     tail = _tail(log)
-    assert len(tail) == LOG_TAIL_CHARS and "Extension modules" not in tail and "_worker" not in tail
+    assert len(tail) == FAILURE_TEXT_CHARS and "Extension modules" not in tail and "_worker" not in tail
     assert "Fatal Python error: Segmentation fault" in tail and "frame_0.py" in tail  # the innermost frame
     assert (f"frame_{frames - 1}.py" in tail) == (frames == 40)
 

@@ -35,6 +35,7 @@ from suites.common.compile_stats import CounterWindow
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
 from suites.common.request import RunPlan
+from suites.common.result_io import FAILURE_TEXT_CHARS
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import TRAINING_RESULT_PARTS, Iteration, Workload, cast_floats, make_optimizer, \
     to_device
@@ -95,10 +96,6 @@ def _restore_state(model: torch.nn.Module, state: dict[str, torch.Tensor]) -> No
 def _stats(samples: list[float]) -> pb.LatencyStats:
     return pb.LatencyStats(median_s=statistics.median(samples), min_s=min(samples), max_s=max(samples),
                            samples=len(samples))
-
-
-# How much of a failure's message and traceback a result keeps.
-FAILURE_TEXT_CHARS = 4000
 
 
 def traceback_tail(exc: BaseException) -> str:

@@ -10,6 +10,9 @@ from google.protobuf.message import DecodeError
 from parity.v1 import results_pb2 as pb
 from proto.result_files import write_message
 
+# How much of a failure's text (message, traceback, log tail) a result keeps: enough for the frame that raised.
+FAILURE_TEXT_CHARS = 4000
+
 
 class ResultFileError(ValueError):
     """A result file is unreadable or not a ModelResult."""
