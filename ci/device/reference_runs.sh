@@ -14,9 +14,11 @@
 #   timing-c             why single-process eager was slower: performance-only runs with and without
 #                        CUBLAS_WORKSPACE_CONFIG exported (the launcher set it for accuracy children before
 #                        commit 73a8a74), and a profiled single run (every model analysed)
-#   hf-accuracy [MODE [MODEL...]]  HuggingFace models (default: all but the LLMs) in MODE (default both), accuracy
-#                        only, at upstream's accuracy batch size (1), JOBS=N at a time (default 8)
-#   torchbench-accuracy  both TorchBench lists, accuracy only, 10 at a time (reads .torchbench/)
+#   accuracy SUITE [MODE [MODEL...]]  accuracy only, at upstream's accuracy batch size (HuggingFace 1, TorchBench 4
+#                        or the model's own, TIMM 8): the check whose statuses compare with the community's. MODE:
+#                        inference, training or both (the default); default models: every forward entry. JOBS=N at
+#                        a time (default 8; no timing, so side by side is fair), MODEL_TIMEOUT=S (default 400), RUN_ID=ID,
+#                        SHARD=I/N (every N-th model from the I-th, to split a list over calls)
 #   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time (JOBS=N: N) taking turns on the
 #                        device (only their compiles overlap; suites/common/device_turns.py); default: every forward
 #                        entry. Turns share time, not memory: GPTJ and Blenderbot want JOBS=1, GPTNeo JOBS=2.
@@ -37,7 +39,7 @@ mkdir -p "$out"
 # Packed on any exit, so a section stopped by an outer `timeout` still brings back what it finished.
 trap 'tar -C "$OUT" -czf "$OUT/$section.tgz" "$section"' EXIT
 torchbench=false
-[[ $section == torchbench* || ${2:-} == torchbench ]] && torchbench=true
+[[ ${2:-} == torchbench ]] && torchbench=true  # sections that take SUITE first
 # Always an argument: a bare `source` would hand install_wheels.sh this script's own arguments as $1.
 if $torchbench; then source ci/device/install_wheels.sh torchbench; else source ci/device/install_wheels.sh ""; fi
 export PYTHONUNBUFFERED=1
@@ -125,15 +127,13 @@ case "$section" in
       PARITY_BOTTLENECK_TARGET=100 "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-profiled-$run_tag" \
         --out "$out/single-profiled" --model "$model"
     done ;;
-  hf-accuracy)  # optional: MODE (inference, training or both, the default), then models (default: every forward entry)
+  accuracy)
+    suite=${2:?accuracy SUITE [MODE [MODEL...]]}; mode=${3:-both}
+    $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
     # shellcheck disable=SC2046
-    python3 -m suites.run --suite huggingface --device cuda --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy \
-      --workload forward --jobs "${JOBS:-8}" --timeout "${MODEL_TIMEOUT:-400}" --run-id "${RUN_ID:-h200-hf-accuracy-$run_tag}" \
-      --out "$out" $(models "${@:3}") ;;
-  torchbench-accuracy)  # optional second argument: inference or training (default both)
-    PARITY_TORCHBENCH_DIR=$PWD/.torchbench python3 -m suites.run --suite torchbench --device cuda \
-      --backend inductor_cudagraphs --mode "${2:-both}" --plan accuracy --jobs 10 --timeout 300 \
-      --run-id "h200-torchbench-accuracy-$run_tag" --out "$out" ;;
+    python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --plan accuracy \
+      --workload forward --jobs "${JOBS:-8}" --timeout "${MODEL_TIMEOUT:-400}" --run-id "${RUN_ID:-h200-$suite-accuracy-$run_tag}" \
+      ${SHARD:+--shard "$SHARD"} --out "$out/$suite-$mode" $(models "${@:4}") ;;
   turns)
     suite=${2:?turns SUITE MODE [MODEL...]}; mode=${3:?turns SUITE MODE [MODEL...]}
     $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
