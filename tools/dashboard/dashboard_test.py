@@ -146,6 +146,11 @@ def test_baseline_and_device_are_side_by_side(site: str, browser: Browser) -> No
     assert datasets == [f"NVIDIA H100 ({sample_runs.BASELINE})", f"x86_64 ({sample_runs.NEW})"]
     row = browser.evaluate("Array.from(document.querySelector('#compare tr[data-model=a]').cells).map(c => c.innerText)")
     assert row[4] == "2.50x" and row[9] == "1.80x"  # H100's own speedup, then ours: never pooled
+    # b's status comes from a check at another batch size than the baseline's: said in its cell and above
+    apart = browser.evaluate("Array.from(document.querySelectorAll('#compare [data-apart]'))"
+                             ".map(s => s.closest('tr').dataset.model + ': ' + s.innerText)")
+    assert apart == ["b: (checked at batch 128, baseline at 8)"]
+    assert browser.evaluate("document.querySelector('[data-apart-count]').dataset.apartCount") == "1"
 
 
 def test_static_export_matches_the_served_pages(store: str, tmp_path: Path, browser: Browser) -> None:

@@ -340,23 +340,30 @@ def render_compare(ctx: Context) -> str:
     base_device = ", ".join(sorted({device_label(i.result) for i in base_items})) or "–"
     new_device = ", ".join(sorted({device_label(i.result) for i in new_items})) or "–"
 
-    def side(r: pb.ModelResult | None) -> str:
+    def side(r: pb.ModelResult | None, note: str = "") -> str:
         if r is None:
             return "<td>–</td>" * 5
         ok = passes(r.config.hud_compiler, r.community_status, r.performance.speedup)
-        return (f'<td class="{"pass" if ok else "fail"}">{esc(r.community_status)}</td><td>{esc(r.config.backend)}</td>'
+        note_html = f' <span class="note" data-apart>({esc(note)})</span>' if note else ""
+        return (f'<td class="{"pass" if ok else "fail"}">{esc(r.community_status)}{note_html}</td>'
+                f"<td>{esc(r.config.backend)}</td>"
                 f"<td data-speedup>{fmt(r.performance.speedup, 2, 'x')}</td>"
                 f"<td>{fmt(r.compile_time.compilation_latency_s)}</td><td>{fmt(r.memory.compression_ratio)}</td>")
 
     rows, labels, base_speedups, new_speedups = [], [], [], []
+    checked_apart = 0  # statuses from accuracy checks at different batch sizes: not like for like
     for item in new_items:
         c = item.result.config
         candidates = base_by_key.get((c.suite, c.model, c.mode), [])
         match = next((b for b in candidates if b.config.hud_compiler == c.hud_compiler), None) or (
             candidates[0] if candidates else None)
         mode = pb.Mode.Name(c.mode)[5:].lower()
+        base_size = match.config.accuracy_batch_size if match is not None else 0
+        apart = base_size > 0 and c.accuracy_batch_size > 0 and base_size != c.accuracy_batch_size
+        checked_apart += apart
+        note = f"checked at batch {c.accuracy_batch_size}, baseline at {base_size}" if apart else ""
         rows.append(f'<tr data-model="{esc(c.model)}"><td>{esc(c.model)}</td><td>{esc(mode)}</td>'
-                    + side(match) + side(item.result) + "</tr>")
+                    + side(match) + side(item.result, note) + "</tr>")
         if match is not None:
             labels.append(f"{c.model} ({mode}, {c.backend})")
             base_speedups.append(round(match.performance.speedup, 4))
@@ -376,7 +383,11 @@ def render_compare(ctx: Context) -> str:
     return (f'<p>Baseline <b data-run="base">{esc(base)}</b> ({esc(base_device)}) beside '
             f'<b data-run="new">{esc(run)}</b> ({esc(new_device)}). Each device keeps its own columns and its own '
             "summary: speedups are relative to each device's own eager run and are never pooled.</p>"
-            f'<div class="sides">{"".join(summaries)}</div>'
+            + (f'<p class="note" data-apart-count="{checked_apart}">Statuses checked at another batch size than the '
+               f"baseline's (marked in the table): {checked_apart}. Those need not agree with the baseline's; for "
+               "statuses that compare, check both at one size (<code>--plan accuracy</code> uses upstream's).</p>"
+               if checked_apart else "")
+            + f'<div class="sides">{"".join(summaries)}</div>'
             + chart("compare-speedup", config, "Speedup over eager, per device (side by side)")
             + table(headers, rows, "compare"))
 

@@ -57,8 +57,9 @@ def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -
     }
 
     def row(target: str, metric: dict[str, Any]) -> dict[str, Any]:
+        batch_size = (c.accuracy_batch_size or c.batch_size) if target == "accuracy" else c.batch_size
         benchmark = {"name": "TorchInductor", "mode": MODE_NAMES[c.mode], "dtype": DTYPE_NAMES[c.precision],
-                     "extra_info": {"device": c.device, "arch": p.device_arch, "batch_size": str(c.batch_size),
+                     "extra_info": {"device": c.device, "arch": p.device_arch, "batch_size": str(batch_size),
                                     "output": output_name(result, target)}}
         return {**common, "benchmark": benchmark, "metric": metric}
 
@@ -100,6 +101,7 @@ def import_community_csvs(paths: list[Path], run_id: str, device_name: str) -> l
             result = merged.setdefault(key, _baseline_result(key, run_id, device_name))
             if f["target"] == "accuracy":
                 result.community_status = row["accuracy"]
+                result.config.accuracy_batch_size = int(_number(row, "batch_size"))  # statuses compare at one size
             else:
                 _fill_performance(result, row)
     for result in merged.values():
@@ -160,23 +162,24 @@ def _baseline_result(key: tuple[str, ...], run_id: str, device_name: str) -> pb.
     return result
 
 
-def _fill_performance(result: pb.ModelResult, row: dict[str, str]) -> None:
-    def number(column: str) -> float:
-        try:
-            return float(row.get(column) or 0.0)
-        except ValueError as exc:
-            raise InteropError(f"column {column} of {row.get('name')}: {row.get(column)!r} is not a number") from exc
+def _number(row: dict[str, str], column: str) -> float:
+    try:
+        return float(row.get(column) or 0.0)
+    except ValueError as exc:
+        raise InteropError(f"column {column} of {row.get('name')}: {row.get(column)!r} is not a number") from exc
 
-    result.config.batch_size = int(number("batch_size"))
-    result.performance.measured = number("speedup") > 0
-    result.performance.speedup = number("speedup")
-    result.performance.abs_latency_ms = number("abs_latency")
-    result.compile_time.compilation_latency_s = number("compilation_latency")
+
+def _fill_performance(result: pb.ModelResult, row: dict[str, str]) -> None:
+    result.config.batch_size = int(_number(row, "batch_size"))
+    result.performance.measured = _number(row, "speedup") > 0
+    result.performance.speedup = _number(row, "speedup")
+    result.performance.abs_latency_ms = _number(row, "abs_latency")
+    result.compile_time.compilation_latency_s = _number(row, "compilation_latency")
     result.compile_time.cold_start = True
-    result.memory.compression_ratio = number("compression_ratio")
-    result.memory.eager_peak_gb = number("eager_peak_mem")
-    result.memory.compiled_peak_gb = number("dynamo_peak_mem")
-    result.dynamo.graph_breaks = int(number("graph_breaks"))
+    result.memory.compression_ratio = _number(row, "compression_ratio")
+    result.memory.eager_peak_gb = _number(row, "eager_peak_mem")
+    result.memory.compiled_peak_gb = _number(row, "dynamo_peak_mem")
+    result.dynamo.graph_breaks = int(_number(row, "graph_breaks"))
 
 
 def _arch_tag(device_name: str) -> str:

@@ -39,6 +39,8 @@ def test_import_merges_accuracy_and_performance(tmp_path: Path) -> None:
     assert repvgg.community_status == "pass" and repvgg.config.hud_compiler == "cudagraphs"
     assert repvgg.config.suite == "timm" and repvgg.config.mode == pb.MODE_INFERENCE
     assert repvgg.performance.speedup == 2.0 and repvgg.compile_time.compilation_latency_s == 20.0
+    # the status comes from the accuracy run, at its own batch size; the timings from the performance run's
+    assert (repvgg.config.accuracy_batch_size, repvgg.config.batch_size) == (8, 128)
     assert results["ghostnet_100"].community_status == "eager_fail_to_run"
     assert not results["ghostnet_100"].performance.measured
 
@@ -64,6 +66,8 @@ def test_hud_rows_follow_the_v3_schema(tmp_path: Path) -> None:
     assert {r["metric"]["name"] for r in perf} == {"speedup", "abs_latency", "compilation_latency",
                                                      "compression_ratio", "eager_peak_mem", "dynamo_peak_mem"}
     assert all("_accuracy" not in r["benchmark"]["extra_info"]["output"] for r in perf)
+    # each row names the batch size of the run it comes from (repvgg_a2: accuracy at 8, timing at 128)
+    assert [r["benchmark"]["extra_info"]["batch_size"] for r in rows[:2]] == ["8", "128"]
     assert rows[0]["model"]["backend"] == "inductor_with_cudagraphs"
     assert rows[0]["model"]["origins"] == ["timm_models"]
     assert output_name(result, "performance") == "inductor_with_cudagraphs_timm_models_bfloat16_inference_cuda_h100_performance.csv"
@@ -115,6 +119,7 @@ def test_json_outputs_import_like_the_csvs(tmp_path: Path) -> None:
     assert from_json.keys() == from_csv.keys()
     for model, result in from_csv.items():
         assert from_json[model].community_status == result.community_status
+        assert from_json[model].config.accuracy_batch_size == result.config.accuracy_batch_size
         assert from_json[model].performance.speedup == result.performance.speedup
         assert from_json[model].compile_time.compilation_latency_s == result.compile_time.compilation_latency_s
     broken = tmp_path / f"{PREFIX}_performance.json"
