@@ -14,8 +14,8 @@
 #   timing-c             why single-process eager was slower: performance-only runs with and without
 #                        CUBLAS_WORKSPACE_CONFIG exported (the launcher set it for accuracy children before
 #                        commit 73a8a74), and a profiled single run (every model analysed)
-#   accuracy SUITE [MODE [MODEL...]]  accuracy only, at upstream's accuracy batch size (HuggingFace 1, TorchBench 4
-#                        or the model's own, TIMM 8): the check whose statuses compare with the community's. MODE:
+#   accuracy SUITE [MODE [MODEL...]]  accuracy only, at upstream's accuracy batch size (each manifest's
+#                        accuracy_batch_size): the check whose statuses compare with the community's. MODE:
 #                        inference, training or both (the default); default models: every forward entry. JOBS=N at
 #                        a time (default 8; no timing, so side by side is fair), MODEL_TIMEOUT=S (default 400), RUN_ID=ID,
 #                        SHARD=I/N (every N-th model from the I-th, to split a list over calls)
