@@ -1,6 +1,7 @@
-"""The GPU-machine commands written in the READMEs name sections of ci/device/reference_runs.sh that exist,
-and suites, modes and models their manifests have. A stale command is found here, not on the lent GPU,
-where every call costs scarce device time."""
+"""The commands the READMEs give for the GPU machine (ci/device/reference_runs.sh SECTION ..., suites.run and
+ci/device/run_suite.sh) name sections that exist, and suites, modes, models and backends that the manifests and
+the backend table have. A stale command is found here, not on the lent GPU, where every call costs scarce
+device time."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ SCRIPT = Path("ci/device/reference_runs.sh")
 READMES = [Path("README.md"), Path("opinfo/README.md"), *sorted(Path("suites").glob("*/reference/README.md"))]
 SUITE_SECTIONS = ("accuracy", "turns", "performance")  # SECTION SUITE MODE ...; accuracy's MODE is optional
 MODES = ("training", "inference", "both")
+COMMAND = re.compile(r"(reference_runs\.sh|suites\.run|run_suite\.sh) ([^#`;|\n]*)")
 
 
 def script_sections() -> set[str]:
@@ -24,39 +26,61 @@ def script_sections() -> set[str]:
     return set(re.findall(r"^  ([a-z][a-z-]*)\)", text[text.index('case "$section" in'):], re.M))
 
 
-def written_commands() -> list[tuple[str, list[str]]]:
-    """(where, arguments after reference_runs.sh) for every command in the READMEs, continuation lines joined;
-    "..." (a list cut short in the text) is left out."""
+def one_line_per_command(text: str) -> str:
+    """Joins a code block's continuation lines, and an inline code span that the prose wraps."""
+    parts = re.split(r"(^```.*?^```)", text, flags=re.M | re.S)
+    return "".join(part.replace("\\\n", " ") if part.startswith("```")
+                   else re.sub(r"`[^`]+`", lambda span: span.group(0).replace("\n", " "), part) for part in parts)
+
+
+def written_commands() -> list[tuple[str, str, list[str]]]:
+    """(where, program, its words) for every command in the READMEs. Left out: "..." (a list cut short in the
+    text) and placeholders ($VAR, <date>, SECTION)."""
     found = []
     for readme in READMES:
-        text = readme.read_text()
-        for match in re.finditer(r"reference_runs\.sh ((?:[^#`;|\n\\]|\\\n)*)", text):
-            words = [w for w in shlex.split(match.group(1).replace("\\\n", " ")) if w != "..."]
-            if words and not words[0].isupper():  # `reference_runs.sh SECTION` in prose names no section
-                found.append((f"{readme}:{text.count(chr(10), 0, match.start()) + 1}", words))
+        for line in one_line_per_command(readme.read_text()).splitlines():
+            for match in COMMAND.finditer(line):
+                words = [w for w in shlex.split(match.group(2))
+                         if w != "..." and not re.search(r"[$<>]", w) and not w.isupper()]
+                if words:
+                    found.append((f"{readme}: {match.group(0)[:70]}", match.group(1), words))
     return found
 
 
 COMMANDS = written_commands()
 
 
+def flag_values(words: list[str], flag: str) -> list[str]:
+    values = [w.split("=", 1)[1] for w in words if w.startswith(flag + "=")]
+    return values + [words[i + 1] for i, w in enumerate(words[:-1]) if w == flag]
+
+
+def check_models(where: str, suite: str, mode: str, models: list[str]) -> None:
+    manifest = load_manifest(suite)
+    assert mode in MODES, f"{where}: mode {mode!r}"
+    wanted = MODES[:2] if mode == "both" else (mode,)
+    for model in models:
+        assert any(m in manifest.model(model).modes for m in wanted), f"{where}: {model} has no {mode} mode"
+
+
 def test_commands_are_found() -> None:
-    # The plans of the three suites at least; a parser that finds nothing would pass everything below.
-    assert {where.split(":")[0] for where, _ in COMMANDS} >= {str(p) for p in READMES if "reference" in p.parts}
+    # Every reference README has some; a parser that found nothing would pass everything below.
+    assert {where.split(":")[0] for where, _, _ in COMMANDS} >= {str(p) for p in READMES if "reference" in p.parts}
 
 
-@pytest.mark.parametrize("where, words", COMMANDS, ids=[where for where, _ in COMMANDS])
-def test_command_names_what_exists(where: str, words: list[str]) -> None:
+@pytest.mark.parametrize("where, program, words", COMMANDS, ids=[where for where, _, _ in COMMANDS])
+def test_command_names_what_exists(where: str, program: str, words: list[str]) -> None:
+    if program != "reference_runs.sh":  # suites.run's flags, as far as the text gives them
+        for backend in flag_values(words, "--backend"):
+            get_backend(backend)
+        for suite in flag_values(words, "--suite"):
+            check_models(where, suite, (flag_values(words, "--mode") or ["both"])[0], flag_values(words, "--model"))
+        return
     section, args = words[0], words[1:]
     assert section in script_sections(), f"{where}: no section {section!r} in {SCRIPT}"
     if section in SUITE_SECTIONS:
-        suite, mode = args[0], (args[1] if len(args) > 1 else "both")
-        manifest = load_manifest(suite)
-        assert mode in MODES, f"{where}: mode {mode!r}"
-        models = args[2:] if section != "performance" else []
-        wanted = MODES[:2] if mode == "both" else (mode,)
-        for model in models:
-            assert any(m in manifest.model(model).modes for m in wanted), f"{where}: {model} has no {mode} mode"
+        mode = args[1] if len(args) > 1 else "both"
+        check_models(where, args[0], mode, args[2:] if section != "performance" else [])
     elif section == "llm":
         get_backend(args[0])
         manifest = load_manifest("huggingface")
