@@ -1,0 +1,65 @@
+"""ci/device/reference_runs.sh, run for real by bash in a copy of its folder, with a python3 on PATH that prints
+the command it was given instead of running models (this machine has no GPU): the command lines the sections
+build, and the packing of $OUT/<section>.tgz even when a section fails."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = ("reference_runs.sh", "install_wheels.sh", "torchbench_env.sh")
+STUB = '#!/bin/sh\necho "python3 $* [PARITY_TORCHBENCH_DIR=${PARITY_TORCHBENCH_DIR:-}]"\n'
+
+
+def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    root, bin_dir, out = tmp_path / "tree", tmp_path / "bin", tmp_path / "out"
+    (root / "ci/device").mkdir(parents=True, exist_ok=True)
+    for name in SCRIPTS:
+        shutil.copy(Path(__file__).parent / name, root / "ci/device" / name)
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "python3").write_text(STUB)
+    (bin_dir / "python3").chmod(0o755)
+    environment = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "OUT": str(out), "PARITY_COMMIT": "abcdef0123", **env}
+    return subprocess.run(["bash", str(root / "ci/device/reference_runs.sh"), *args], env=environment,
+                          capture_output=True, text=True, timeout=60)
+
+
+def suites_run_line(result: subprocess.CompletedProcess[str]) -> str:
+    lines = [line for line in result.stdout.splitlines() if line.startswith("python3 -m suites.run")]
+    assert len(lines) == 1, result.stdout + result.stderr
+    return lines[0]
+
+
+def test_accuracy_section_names_suite_mode_models_and_limits(tmp_path: Path) -> None:
+    result = run(tmp_path, "accuracy", "huggingface", "training", "RobertaForCausalLM", "XLNetLMHeadModel",
+                 JOBS="5", MODEL_TIMEOUT="540")
+    assert result.returncode == 0, result.stderr
+    line = suites_run_line(result)
+    for part in ("--suite huggingface", "--mode training --plan accuracy", "--jobs 5 --timeout 540",
+                 "--model RobertaForCausalLM --model XLNetLMHeadModel", f"--out {tmp_path}/out/accuracy/huggingface-training",
+                 "--run-id h200-huggingface-accuracy-", "-abcdef0 "):
+        assert part in line
+    assert "--shard" not in line and line.endswith("[PARITY_TORCHBENCH_DIR=]")
+    with tarfile.open(tmp_path / "out/accuracy.tgz") as packed:
+        assert "accuracy" in packed.getnames()
+
+
+def test_torchbench_gets_its_checkout_and_a_shard(tmp_path: Path) -> None:
+    line = suites_run_line(run(tmp_path, "accuracy", "torchbench", "training", SHARD="1/4", RUN_ID="tb-acc"))
+    assert "--shard 1/4" in line and "--run-id tb-acc " in line and "--mode training" in line
+    assert line.endswith(f"[PARITY_TORCHBENCH_DIR={tmp_path}/tree/.torchbench]")
+
+
+@pytest.mark.parametrize("args, message", [
+    (("accuracy",), "accuracy SUITE [MODE [MODEL...]]"),
+    (("no-such-section",), "unknown section no-such-section"),
+])
+def test_bad_arguments_say_what_is_wanted_and_still_pack(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    result = run(tmp_path, *args)
+    assert result.returncode != 0 and message in result.stderr
+    assert (tmp_path / f"out/{args[0]}.tgz").is_file()
