@@ -5,6 +5,7 @@ device time."""
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from pathlib import Path
@@ -24,6 +25,10 @@ COMMAND = re.compile(r"(reference_runs\.sh|suites\.run|run_suite\.sh) ([^#`;|\n]
 def script_sections() -> set[str]:
     text = SCRIPT.read_text()
     return set(re.findall(r"^  ([a-z][a-z-]*)\)", text[text.index('case "$section" in'):], re.M))
+
+
+SCRIPT_SECTIONS = script_sections()
+manifest_of = functools.cache(load_manifest)  # one parse per suite, not one per command
 
 
 def one_line_per_command(text: str) -> str:
@@ -56,7 +61,7 @@ def flag_values(words: list[str], flag: str) -> list[str]:
 
 
 def check_models(where: str, suite: str, mode: str, models: list[str]) -> None:
-    manifest = load_manifest(suite)
+    manifest = manifest_of(suite)
     assert mode in MODES, f"{where}: mode {mode!r}"
     wanted = MODES[:2] if mode == "both" else (mode,)
     for model in models:
@@ -77,12 +82,12 @@ def test_command_names_what_exists(where: str, program: str, words: list[str]) -
             check_models(where, suite, (flag_values(words, "--mode") or ["both"])[0], flag_values(words, "--model"))
         return
     section, args = words[0], words[1:]
-    assert section in script_sections(), f"{where}: no section {section!r} in {SCRIPT}"
+    assert section in SCRIPT_SECTIONS, f"{where}: no section {section!r} in {SCRIPT}"
     if section in SUITE_SECTIONS:
         mode = args[1] if len(args) > 1 else "both"
         check_models(where, args[0], mode, args[2:] if section != "performance" else [])
     elif section == "llm":
         get_backend(args[0])
-        manifest = load_manifest("huggingface")
+        manifest = manifest_of("huggingface")
         for model in args[1:]:
             assert manifest.model(model).workload == "generation", f"{where}: {model} is not an LLM entry"

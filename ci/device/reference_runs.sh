@@ -38,10 +38,13 @@ out="${OUT:?set OUT to the folder results go to}/$section"
 mkdir -p "$out"
 # Packed on any exit, so a section stopped by an outer `timeout` still brings back what it finished.
 trap 'tar -C "$OUT" -czf "$OUT/$section.tgz" "$section"' EXIT
-torchbench=false
-[[ ${2:-} == torchbench ]] && torchbench=true  # sections that take SUITE first
 # Always an argument: a bare `source` would hand install_wheels.sh this script's own arguments as $1.
-if $torchbench; then source ci/device/install_wheels.sh torchbench; else source ci/device/install_wheels.sh ""; fi
+if [[ ${2:-} == torchbench ]]; then  # a section that takes SUITE first: TorchBench's wheels and carried checkout
+  export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
+  source ci/device/install_wheels.sh torchbench
+else
+  source ci/device/install_wheels.sh ""
+fi
 export PYTHONUNBUFFERED=1
 # Run ids name the day and the commit: a result's id is derived from its run id and configuration, so two runs
 # of one configuration on the same day (a rerun after a fix) must not share a run id.
@@ -129,14 +132,12 @@ case "$section" in
     done ;;
   accuracy)
     suite=${2:?accuracy SUITE [MODE [MODEL...]]}; mode=${3:-both}
-    $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
     # shellcheck disable=SC2046
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --plan accuracy \
       --workload forward --jobs "${JOBS:-8}" --timeout "${MODEL_TIMEOUT:-400}" --run-id "${RUN_ID:-h200-$suite-accuracy-$run_tag}" \
       ${SHARD:+--shard "$SHARD"} --out "$out/$suite-$mode" $(models "${@:4}") ;;
   turns)
     suite=${2:?turns SUITE MODE [MODEL...]}; mode=${3:?turns SUITE MODE [MODEL...]}
-    $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
     # shellcheck disable=SC2046
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
       --jobs "${JOBS:-3}" --timeout "${MODEL_TIMEOUT:-420}" --run-id "${RUN_ID:-h200-$suite-$mode-$run_tag}" \
@@ -149,7 +150,6 @@ case "$section" in
       --run-id "h200-huggingface-llm-$backend-$run_tag" --out "$out/$backend" $(models "${@:3}") ;;
   performance)
     suite=${2:?performance SUITE MODE I/N}; mode=${3:?performance SUITE MODE I/N}; shard=${4:-0/1}
-    $torchbench && export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
       --shard "$shard" --timeout 300 --run-id "h200-$suite-$mode-$run_tag" --out "$out/$suite-$mode-${shard/\//of}" ;;
   *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
