@@ -91,3 +91,25 @@ def test_command_names_what_exists(where: str, program: str, words: list[str]) -
         manifest = manifest_of("huggingface")
         for model in args[1:]:
             assert manifest.model(model).workload == "generation", f"{where}: {model} is not an LLM entry"
+
+
+QUEUE = Path("ci/device/README.md")
+
+
+def queue_pointers() -> list[tuple[str, str]]:
+    """(README, quoted heading) for every place the queue's "commands in" column points at."""
+    pointers = []
+    for row in re.findall(r"^\|.*\|$", QUEUE.read_text(), re.M):
+        cell = row.strip("|").split("|")[-1]
+        readme = re.search(r"`([^`]+\.md)`", cell)
+        if readme:
+            pointers += [(readme.group(1), quoted) for quoted in re.findall(r'"([^"]+)"', cell)]
+    return pointers
+
+
+def test_queue_points_at_what_exists() -> None:
+    pointers = queue_pointers()
+    assert len({readme for readme, _ in pointers}) >= 3, f"{QUEUE}: its table names fewer READMEs than expected"
+    for readme, quoted in pointers:
+        assert Path(readme) in READMES, f"{QUEUE}: {readme} is not one of the READMEs checked here"
+        assert quoted in Path(readme).read_text(), f"{QUEUE}: {readme} has no {quoted!r}"
