@@ -84,7 +84,8 @@ def cast_floats(value: Any, dtype: torch.dtype) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(cast_floats(v, dtype) for v in value)
     if isinstance(value, dict):
-        return {k: cast_floats(v, dtype) for k, v in value.items()}
+        cast = {k: cast_floats(v, dtype) for k, v in value.items()}
+        return cast if type(value) is dict else _rebuild_mapping(value, cast)
     return value
 
 
