@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
     args = parser.parse_args(argv)
     try:
-        conn = connect(args.db)
+        # Only ingest, import-community and migrate write; the others must not create a store at a mistyped path.
+        conn = connect(args.db, read_only=args.command in ("summary", "export-hud", "problems"))
         if args.command == "migrate":
             print(f"{args.db}: schema version {conn.schema_version()}")
             return 0
@@ -81,7 +82,12 @@ def main(argv: list[str] | None = None) -> int:
             if not rows:
                 print(f"error: run {args.run_id!r} has no results in {args.db}", file=sys.stderr)
                 return 2
-            args.out.write_text("".join(json.dumps(row) + "\n" for row in rows))
+            try:
+                args.out.write_text("".join(json.dumps(row) + "\n" for row in rows))
+            except OSError as exc:
+                print(f"error: cannot write {args.out} ({exc.strerror}): give --out a path in an existing, "
+                      "writable folder", file=sys.stderr)
+                return 2
             print(f"wrote {len(rows)} HUD v3 rows to {args.out}")
             return 0
         if args.command == "problems":

@@ -208,6 +208,18 @@ def test_cli_round_trip_on_both_dialects(tmp_path: Path, store_target: str, caps
     assert "does not exist" in capsys.readouterr().err
 
 
+def test_cli_reading_commands_create_no_store_and_name_a_bad_out_path(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    mistyped = tmp_path / "parity-typo.db"
+    for command in (["summary"], ["problems"], ["export-hud", "--run-id", "r1", "--out", str(tmp_path / "rows")]):
+        assert main(["--db", str(mistyped), *command]) == 2
+        assert "does not exist" in capsys.readouterr().err and not mistyped.exists()
+    store = tmp_path / "parity.db"
+    assert main(["--db", str(store), "ingest", str(write(tmp_path, make_result("a", "pass", 2.0)))]) == 0
+    assert main(["--db", str(store), "export-hud", "--run-id", "r1", "--out", str(tmp_path / "no" / "rows")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
 def make_opinfo(op: str, outcome: int, lowering: int = 0, run_id: str = "op1") -> opinfo_pb2.OpInfoResult:
     result = opinfo_pb2.OpInfoResult(result_id=f"{run_id}-{op}", run_id=run_id, op=op, dtype="float32", device="cpu",
                                      group="norm", lowering_family="norm", lowering=lowering, outcome=outcome,
