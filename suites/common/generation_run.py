@@ -29,8 +29,8 @@ from parity.v1 import results_pb2 as pb
 from suites.common.compile_stats import CounterWindow
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
-from suites.common.model_run import (EAGER_RUN_STATUSES, _classified, compare, fp64_reference, load_classified,
-                                     record_performance, run_classified)
+from suites.common.model_run import (EAGER_RUN_STATUSES, _classified, compare, eager_runs_agree, fp64_reference,
+                                     load_classified, record_performance, run_classified)
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import cast_floats, to_device
@@ -137,7 +137,7 @@ class GenerationRun:
             with _classified(pb.PHASE_EAGER, fail, oom, self.device), self.device.determinism():
                 reset_rng_state()
                 runs.append(to_device(_logits(model, inputs), "cpu"))
-        identical = bool(torch.equal(runs[0], runs[1]))
+        identical = eager_runs_agree(runs[0], runs[1])
         self.result.accuracy.eager_runs_identical = identical
         return runs[0], "pass" if identical else "eager_two_runs_differ"
 

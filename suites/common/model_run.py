@@ -161,6 +161,14 @@ def compare(accuracy: pb.Accuracy, eager_ref: Any, compiled: Any, fp64: Any, tol
     return "pass" if ok else "fail_accuracy"
 
 
+def eager_runs_agree(first: Any, second: Any) -> bool:
+    """Upstream's determinism check: same() at tolerance 0 (NaN equal to NaN); raising means they differ."""
+    try:
+        return same(first, second, fp64_ref=None, cos_similarity=False, tol=0, equal_nan=True)
+    except Exception:  # noqa: BLE001 (upstream: an exception while comparing means they differ)
+        return False
+
+
 def _failed_parts(eager_ref: Any, compiled: Any, fp64: Any, check: Callable[..., bool],
                   part_names: Sequence[str]) -> list[str]:
     """Which top-level parts fail on their own."""
@@ -346,10 +354,7 @@ class ModelRun:
                 del copy_
         if self.training and self.entry.eager_not_deterministic:  # upstream does not compare them
             return runs[0], "pass"
-        try:
-            identical = same(runs[0], runs[1], fp64_ref=None, cos_similarity=False, tol=0, equal_nan=True)
-        except Exception:  # noqa: BLE001 (upstream: an exception while comparing means they differ)
-            identical = False
+        identical = eager_runs_agree(runs[0], runs[1])
         self.result.accuracy.eager_runs_identical = identical
         return runs[0], "pass" if identical else "eager_two_runs_differ"
 

@@ -17,7 +17,7 @@ from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import load_manifest
-from suites.common.model_run import ModelRun, compare, fp64_reference
+from suites.common.model_run import ModelRun, compare, eager_runs_agree, fp64_reference
 from suites.common.request import RunPlan
 from suites.common.workload import TRAINING_RESULT_PARTS, Workload
 
@@ -84,3 +84,11 @@ def test_the_fp64_reference_is_up_cast_as_upstream_does() -> None:
     eager, compiled = [None, torch.tensor(1.01)], [None, torch.tensor(0.985)]
     assert compare(pb.Accuracy(), eager, compiled, ref64[:2], 0.01) == "pass"
     assert compare(pb.Accuracy(), eager, compiled, [None, loss32], 0.01) == "fail_accuracy"
+
+
+def test_eager_runs_agree_as_upstream_compares_them() -> None:
+    """tol 0, NaN equal to NaN (torch.equal would call two NaN logits different), a raise means they differ."""
+    logits = torch.tensor([1.0, float("nan")])
+    assert eager_runs_agree(logits, logits.clone()) and not torch.equal(logits, logits.clone())
+    assert not eager_runs_agree(logits, torch.tensor([1.0 + 1e-6, float("nan")]))
+    assert not eager_runs_agree(logits, object())
