@@ -29,8 +29,8 @@ from parity.v1 import results_pb2 as pb
 from suites.common.compile_stats import CounterWindow
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
-from suites.common.model_run import (EAGER_RUN_STATUSES, _classified, compare, eager_runs_agree, fp64_reference,
-                                     load_classified, record_performance, run_classified)
+from suites.common.model_run import (VALIDATION_STATUSES, _classified, compare, eager_run_statuses, eager_runs_agree,
+                                     fp64_reference, load_classified, record_performance, run_classified)
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import cast_floats, to_device
@@ -133,7 +133,7 @@ class GenerationRun:
 
     def _eager_runs(self, model: torch.nn.Module, inputs: dict[str, Any]) -> tuple[Any, str]:
         runs = []
-        for fail, oom in EAGER_RUN_STATUSES:
+        for fail, oom in eager_run_statuses(self.plan.measure_performance):
             with _classified(pb.PHASE_EAGER, fail, oom, self.device), self.device.determinism():
                 reset_rng_state()
                 runs.append(to_device(_logits(model, inputs), "cpu"))
@@ -181,8 +181,8 @@ class GenerationRun:
         gc.collect()
         self.device.empty_cache()
         self.device.reset_peak_memory()
-        status = "fail_to_run" if phase == pb.PHASE_COMPILE else "eager_fail_to_run"
-        with _classified(phase, status, "OOM" if phase == pb.PHASE_COMPILE else "eager_1st_run_OOM", self.device):
+        with _classified(phase, *(("fail_to_run", "OOM") if phase == pb.PHASE_COMPILE else VALIDATION_STATUSES),
+                         self.device):
             start = time.perf_counter()
             for _ in range(WARMUP_CALLS):
                 tokens = work.generate(model, inputs)

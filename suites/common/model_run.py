@@ -54,6 +54,15 @@ class RunFailed(Exception):
 
 # Upstream's statuses for the accuracy check's two eager runs: (an error, out of memory) for each run.
 EAGER_RUN_STATUSES = (("eager_1st_run_fail", "eager_1st_run_OOM"), ("eager_2nd_run_fail", "eager_2nd_run_OOM"))
+# Upstream's load_model ends with validate_model, one eager iteration whose failure, an OOM too, is
+# eager_fail_to_run; eager_1st_run_* are left for a model that ran there. Here the run's first eager iteration
+# plays that part: the eager warm-up, or the first eager run when nothing is timed.
+VALIDATION_STATUSES = ("eager_fail_to_run", "eager_fail_to_run")
+
+
+def eager_run_statuses(validated: bool) -> tuple[tuple[str, str], tuple[str, str]]:
+    """(fail, OOM) statuses of the accuracy check's two eager runs, once the model has or has not run eagerly."""
+    return EAGER_RUN_STATUSES if validated else (VALIDATION_STATUSES, EAGER_RUN_STATUSES[1])
 
 
 @contextlib.contextmanager
@@ -302,7 +311,7 @@ class ModelRun:
                 accuracy.cosine = fp64 is None
                 with self._phase("eager_runs"):
                     # Upstream copies the model inside its first eager run's try: an OOM here is that run's OOM.
-                    with _classified(pb.PHASE_EAGER, *EAGER_RUN_STATUSES[0], device):
+                    with _classified(pb.PHASE_EAGER, *eager_run_statuses(self.plan.measure_performance)[0], device):
                         reference = pristine.to(device.type)
                         if not self.training:
                             reference = reference.to(torch.bfloat16)
@@ -345,7 +354,7 @@ class ModelRun:
 
     def _eager_runs(self, model: torch.nn.Module, inputs: Any, iteration: Iteration) -> tuple[Any, str]:
         runs = []
-        for fail, oom in EAGER_RUN_STATUSES:
+        for fail, oom in eager_run_statuses(self.plan.measure_performance):
             with _classified(pb.PHASE_EAGER, fail, oom, self.device), self.device.determinism():
                 reset_rng_state()
                 copy_ = copy.deepcopy(model)
@@ -391,14 +400,9 @@ class ModelRun:
         gc.collect()
         self.device.empty_cache()
         self.device.reset_peak_memory()
-        # The eager warm-up is the run's first eager iteration: upstream's accuracy process, which runs before its
-        # performance process, would call its failure eager_1st_run_*.
-        if phase == pb.PHASE_COMPILE:
-            status, oom = "fail_to_run", "OOM"
-        else:
-            status = "eager_1st_run_fail" if self.plan.check_accuracy else "eager_fail_to_run"
-            oom = "eager_1st_run_OOM"
-        with _classified(phase, status, oom, self.device):
+        # The eager warm-up is the run's first eager iteration: upstream's validate_model.
+        with _classified(phase, *(("fail_to_run", "OOM") if phase == pb.PHASE_COMPILE else VALIDATION_STATUSES),
+                         self.device):
             start = time.perf_counter()
             for _ in range(self.plan.warmup_iterations):
                 fn(model, inputs, collect_outputs=False)

@@ -39,6 +39,16 @@ class DeviceOutOfMemory(TinyMlp):
         raise torch.OutOfMemoryError("selftest: simulated allocator failure")
 
 
+class RaisesWhenChecked(TinyMlp):
+    """Runs while timed, fails once the accuracy check turns deterministic algorithms on (as a model with an op
+    that has no deterministic kernel does): its first eager run fails after the model has run eagerly."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.are_deterministic_algorithms_enabled():
+            raise RuntimeError("selftest: this model fails under deterministic algorithms")
+        return super().forward(x)
+
+
 class DiffersWhenCompiled(TinyMlp):
     """Computes something else under torch.compile: the accuracy check must catch it."""
 
@@ -113,7 +123,8 @@ def _misbehave_at_load(behaviour: str) -> None:
 
 
 _MODULES = {"raises_in_forward": RaisesInForward, "device_oom": DeviceOutOfMemory,
-            "differs_when_compiled": DiffersWhenCompiled, "not_deterministic": NotDeterministic,
+            "raises_when_checked": RaisesWhenChecked, "differs_when_compiled": DiffersWhenCompiled,
+            "not_deterministic": NotDeterministic,
             "slow_fallback": PointwiseChain, "updates_its_state": UpdatesItsState}
 
 

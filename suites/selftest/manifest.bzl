@@ -5,7 +5,7 @@ Data only; see suites/selftest/loader.py for what each model does.
 
 MANIFEST = {
     "suite": "selftest",
-    "version": "1.1.0",
+    "version": "1.2.0",
     "accuracy_batch_size": 4,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -48,13 +48,19 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
             "build": {"behaviour": "raises_in_forward"},
             "smoke": {"batch_size": 4, "build": {"behaviour": "raises_in_forward"}},
-            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_1st_run_fail", "reason": "the first eager run raises"}],
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_fail_to_run", "reason": "the model's first eager iteration raises: upstream's validate_model at load"}],
+        },
+        "raises_when_checked": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "raises_when_checked"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "raises_when_checked"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_1st_run_fail", "reason": "runs while timed, raises in the accuracy check's first eager run (deterministic algorithms on)"}],
         },
         "device_oom": {
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
             "build": {"behaviour": "device_oom"},
             "smoke": {"batch_size": 4, "build": {"behaviour": "device_oom"}},
-            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_1st_run_OOM", "reason": "the first eager run raises torch.OutOfMemoryError"}],
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_fail_to_run", "reason": "the model's first eager iteration raises torch.OutOfMemoryError: upstream's validate_model, whose failures are all eager_fail_to_run"}],
         },
         "not_deterministic": {
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},

@@ -27,7 +27,7 @@ Bump "version" whenever the model list, a batch size, a tolerance or an expectat
 
 MANIFEST = {
     "suite": "torchbench",
-    "version": "1.6.1",
+    "version": "1.7.0",
     "accuracy_batch_size": 4,
     "training_accuracy_mode": "eval",
     "tolerance": {"training": 0.001, "inference": 0.0001},
@@ -251,7 +251,7 @@ MANIFEST = {
             "build": {"source": "torchbench", "folder": "canary_models"},
             "smoke": {"batch_size": 2, "build": {}},
             "presubmit": False,
-            "expected": [{"device": "cuda", "mode": "training", "backend": "*", "status": "eager_1st_run_fail", "reason": "its embeddings have sparse gradients, and Adam (upstream's optimizer for a model off its SGD lists) rejects them: 'Adam does not support sparse gradients' (seen on the H200)"}],
+            "expected": [{"device": "cuda", "mode": "training", "backend": "*", "status": "eager_fail_to_run", "reason": "its embeddings have sparse gradients, and Adam (upstream's optimizer for a model off its SGD lists) rejects them: 'Adam does not support sparse gradients' (seen on the H200)"}],
             "notes": "canary upstream; needs the FAMBench submodule source (benchmarks/dlrm/ootb) in the checkout",
         },
         "fambench_xlmr": {
@@ -328,8 +328,8 @@ MANIFEST = {
             "build": {"source": "torchvision_qat", "arch": "mobilenet_v2"},
             "smoke": {"batch_size": 2, "build": {"num_classes": 10, "image_size": 64}},
             "presubmit": False,
-            "expected": [{"device": "cpu", "mode": "training", "backend": "*", "status": "eager_1st_run_fail", "reason": "eager QAT under CPU bf16 autocast: FakeQuantize raises 'expected scalar type Float but found BFloat16' (seen on torch 2.14.1)"},
-                         {"device": "cuda", "mode": "training", "backend": "*", "status": "eager_1st_run_fail", "reason": "eager QAT under CUDA fp16 autocast: 'expected scalar type Half but found Float' (seen on the H200, torch 2.11); the community's CUDA dashboard has it eager_fail_to_run too"}],
+            "expected": [{"device": "cpu", "mode": "training", "backend": "*", "status": "eager_fail_to_run", "reason": "eager QAT under CPU bf16 autocast: FakeQuantize raises 'expected scalar type Float but found BFloat16' (seen on torch 2.14.1)"},
+                         {"device": "cuda", "mode": "training", "backend": "*", "status": "eager_fail_to_run", "reason": "eager QAT under CUDA fp16 autocast: 'expected scalar type Half but found Float' (seen on the H200, torch 2.11); the community's CUDA dashboard has it eager_fail_to_run too"}],
             "notes": "upstream wraps torchvision's architecture with random init and QAT; eval is CPU-only by design, not in the inference list",
         },
         "mobilenet_v3_large": {
@@ -361,7 +361,7 @@ MANIFEST = {
             "build": {"source": "torchbench", "folder": "models", "packages": ["opacus"]},
             "smoke": {"batch_size": 2, "build": {}},
             "presubmit": False,
-            "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "eager_1st_run_fail", "reason": "eager runs on deep copies of the model, as upstream's do, and Parameter.__deepcopy__ drops the _forward_counter that Opacus 1.5.3 sets on each parameter (seen on the H200 and on CPU)"}],
+            "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "eager_fail_to_run", "reason": "eager runs on deep copies of the model, as upstream's do, and Parameter.__deepcopy__ drops the _forward_counter that Opacus 1.5.3 sets on each parameter (seen on the H200 and on CPU)"}],
         },
         "phlippe_densenet": {
             "lists": ["graph_mode"],
@@ -475,8 +475,8 @@ MANIFEST = {
             "build": {"source": "torchvision_qat", "arch": "resnet50"},
             "smoke": {"batch_size": 2, "build": {"num_classes": 10, "image_size": 64}},
             "presubmit": False,
-            "expected": [{"device": "cpu", "mode": "training", "backend": "*", "status": "eager_1st_run_fail", "reason": "eager QAT under CPU bf16 autocast: FakeQuantize raises 'expected scalar type Float but found BFloat16' (seen on torch 2.14.1)"},
-                         {"device": "cuda", "mode": "training", "backend": "*", "status": "eager_1st_run_fail", "reason": "eager QAT under CUDA fp16 autocast: 'expected scalar type Half but found Float' (seen on the H200, torch 2.11); the community's CUDA dashboard has it eager_fail_to_run too"}],
+            "expected": [{"device": "cpu", "mode": "training", "backend": "*", "status": "eager_fail_to_run", "reason": "eager QAT under CPU bf16 autocast: FakeQuantize raises 'expected scalar type Float but found BFloat16' (seen on torch 2.14.1)"},
+                         {"device": "cuda", "mode": "training", "backend": "*", "status": "eager_fail_to_run", "reason": "eager QAT under CUDA fp16 autocast: 'expected scalar type Half but found Float' (seen on the H200, torch 2.11); the community's CUDA dashboard has it eager_fail_to_run too"}],
             "notes": "as mobilenet_v2_quantized_qat",
         },
         "resnext50_32x4d": {
@@ -582,7 +582,7 @@ MANIFEST = {
                       "model_kwargs": {"training": {"box_detections_per_img": 4}}},
             "smoke": {"batch_size": 0, "build": {}},
             "presubmit": False,
-            "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "eager_1st_run_fail", "reason": "timing trains in train mode, as upstream's performance runs do, and there torchvision's MaskRCNN wants targets, which the model's example inputs lack ('targets should not be none when in training mode'); upstream's accuracy run, in eval mode, reports fail_to_run"}],
+            "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "eager_fail_to_run", "reason": "timing trains in train mode, as upstream's performance runs do, and there torchvision's MaskRCNN wants targets, which the model's example inputs lack ('targets should not be none when in training mode'); upstream's accuracy run, in eval mode, reports fail_to_run"}],
         },
         "yolov3": {
             "only_training": True,
