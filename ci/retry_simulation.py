@@ -11,6 +11,7 @@ fails, with what was seen.
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import sys
@@ -26,7 +27,9 @@ EXPECTED = {
 }
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(prog="python -m ci.retry_simulation", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)  # --help only
     shutil.rmtree(STATE, ignore_errors=True)
     STATE.mkdir(parents=True)
     archive = STATE / "archive"
