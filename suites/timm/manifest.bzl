@@ -10,6 +10,9 @@ keep full depth. repvgg_a2 uses width_factor 0.5: at 0.25 its compiled CPU train
 (heap corruption) in 4 of 5 probes on torch 2.14.1, a suspected Inductor CPU bug not yet reduced.
 presubmit_compile names the modes CPU presubmit compiles with Inductor: inference for one model per op family,
 training (forward and backward, the costly compile) for deit_tiny only.
+convnextv2_nano and vit_base_patch14_dinov2 use SGD in timing too: upstream picks SGD for them only in CUDA Inductor
+accuracy runs (CUDA_INDUCTOR_ACCURACY_USE_SGD) and times them with Adam; one process has one optimizer, chosen for
+the check, so their timed step is SGD's.
 Bump "version" whenever the model list, a batch size, a tolerance or an expectation changes.
 """
 

@@ -73,6 +73,14 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "import-community":
             results = import_community_csvs(args.csvs, args.run_id, args.device_name)
+            stored = {r.result_id: r for r in stored_results(conn, args.run_id)}
+            changed = sorted(r.config.model for r in results if r.result_id in stored and stored[r.result_id] != r)
+            if changed:  # an accuracy file and its performance file apart would each overwrite the other's half
+                print(f"error: run {args.run_id!r} already holds other baseline results for {len(changed)} models "
+                      f"({', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''}); import a run's accuracy and "
+                      "performance files in one call, which merges them per model, or give a new --run-id. "
+                      "Nothing was stored", file=sys.stderr)
+                return 2
             count = ingest(conn, [LoadedResult(str(args.csvs[0]), r, ORIGIN_COMMUNITY) for r in results],
                            source=" ".join(str(p) for p in args.csvs))
             print(f"stored {count} baseline results of run {args.run_id} in {args.db}")

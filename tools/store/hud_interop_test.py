@@ -140,3 +140,17 @@ def test_bad_community_file_leaves_the_store_untouched(tmp_path: Path, capsys: p
     assert "missing column(s) ['speedup']" in capsys.readouterr().err
     assert main(["--db", str(db), "summary", "--run-id", "h100"]) == 0
     assert "33%, 1/3" in capsys.readouterr().out  # the earlier import, unchanged
+
+
+def test_a_run_imported_in_halves_is_refused_not_overwritten(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Each file alone makes whole results (a performance row alone counts as a pass): the second half would
+    replace the first's statuses or speedups. Re-importing the same files stays idempotent."""
+    db, (accuracy, performance) = tmp_path / "p.db", community_files(tmp_path)
+    imported = ["import-community", "--run-id", "h100", "--device-name", "NVIDIA H100"]
+    assert main(["--db", str(db), *imported, str(accuracy)]) == 0
+    assert main(["--db", str(db), *imported, str(accuracy)]) == 0
+    assert main(["--db", str(db), *imported, str(performance)]) == 2
+    assert "already holds other baseline results for 3 models" in capsys.readouterr().err
+    assert main(["--db", str(db), "summary", "--run-id", "h100"]) == 0
+    assert "33%, 1/3" in capsys.readouterr().out  # beit is still fail_accuracy
