@@ -111,3 +111,12 @@ def test_cli_takes_options_before_or_after_the_command(dashboard: Dashboard, tmp
     assert 'data-run="new">r-new' in (tmp_path / "b" / "index.html").read_text()
     assert main(["export", "--db", str(tmp_path / "none.db"), "--out", str(tmp_path / "c")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_the_run_choice_says_what_an_empty_run_shows(dashboard: Dashboard) -> None:
+    """Pages of one run show the newest when none is chosen, so their empty choice says "(newest)", not
+    "(any)"; the history page spans runs and keeps "(any)"."""
+    models = dashboard.respond("/models", "run=").body.decode()
+    assert '<select name="run"><option value="">(newest)</option>' in models
+    assert '<select name="model"><option value="">(any)</option>' in models
+    assert '<select name="run"><option value="">(any)</option>' in dashboard.respond("/history", "").body.decode()

@@ -499,7 +499,9 @@ def filter_form(ctx: Context, page: Page) -> str:
     for name in names:
         values = ctx.options.get("run" if name == "base" else name, [])
         current = ctx.filters.base if name == "base" else chosen.get(name, "")
-        opts = ['<option value="">(any)</option>' if name != "base" else '<option value="">(automatic)</option>']
+        # A page that shows one run shows the newest when none is chosen: "(any)" would promise all of them.
+        empty = {"base": "(automatic)", "run": "(newest)" if "run" in chosen else "(any)"}.get(name, "(any)")
+        opts = [f'<option value="">{empty}</option>']
         opts += [f'<option value="{esc(v)}"{" selected" if v == current else ""}>{esc(v)}</option>' for v in values]
         label = FILTER_LABELS.get(name, "base run" if name == "base" else name)
         fields.append(f'<label>{esc(label)} <select name="{esc(name)}"{" disabled" if ctx.static_export else ""}>'
