@@ -31,6 +31,7 @@ from compiler.devices.registry import known_devices  # noqa: E402
 from parity.v1 import results_pb2 as pb  # noqa: E402
 from suites.common.launcher import LaunchOptions, run_model, start_zygote, stop_running_children  # noqa: E402
 from suites.common.manifest import MODES, WORKLOADS, ManifestError, load_manifest  # noqa: E402
+from suites.common import status as statuses  # noqa: E402
 from suites.common.request import PLANS, ModelRequest  # noqa: E402
 from suites.common.zygote import Zygote, ZygoteError  # noqa: E402
 
@@ -126,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         turns_dir.cleanup()
     print(_table(results))
     mismatches = [r for r in results if r.status != r.expected_status]
+    for r in mismatches:  # the reason is in the result file too, but the console is where a user looks first
+        why = r.failure.message.strip().splitlines()[0][:160] if r.failure.message.strip() else \
+            (r.accuracy.detail.strip().splitlines() or ["no failure recorded"])[-1][:160]
+        print(f"[parity] {r.config.model} {_mode_name(r)}: {r.community_status}, expected "
+              f"{statuses.to_string(r.expected_status)}: {why}")
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
 
@@ -167,8 +173,12 @@ def _check_parallelism(args: argparse.Namespace) -> None:
         raise ValueError("--split-processes already runs accuracy and performance separately; drop --plan")
 
 
+def _mode_name(r: pb.ModelResult) -> str:
+    return "training" if r.config.mode == pb.MODE_TRAINING else "inference"
+
+
 def _row(r: pb.ModelResult) -> str:
-    mode = "training" if r.config.mode == pb.MODE_TRAINING else "inference"
+    mode = _mode_name(r)
     perf = f"{r.performance.speedup:5.2f}x" if r.performance.measured else "    - "
     return (f"{r.config.model:38s} {mode:9s} {r.community_status:22s} {perf} "
             f"compile {r.compile_time.compilation_latency_s:7.1f}s  mem {r.memory.compression_ratio:4.2f}  "

@@ -30,6 +30,15 @@ def test_bad_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     assert not any(tmp_path.iterdir())  # nothing was run or written
 
 
+def test_a_run_that_misses_its_expectation_says_why_on_the_console(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("PARITY_TORCHBENCH_DIR", raising=False)
+    assert main(["--suite", "torchbench", "--model", "BERT_pytorch", "--backend", "eager", "--device", "cpu",
+                 "--smoke", "--mode", "inference", "--fresh-processes", "--out", str(tmp_path)]) == 1
+    assert ("BERT_pytorch inference: model_fail_to_load, expected pass: no TorchBench checkout is configured"
+            in capsys.readouterr().out)
+
+
 def test_accuracy_runs_side_by_side(tmp_path: Path) -> None:
     """--jobs runs accuracy-only children at once; each result is classified and says how it was run."""
     args = ["--suite", "selftest", "--model", "healthy", "--model", "killed", "--backend", "aot_eager",
