@@ -31,6 +31,9 @@ Each entry:
   deterministic_algorithms  bool                  optional, default True; False: the accuracy check runs without
                                                   torch.use_deterministic_algorithms (upstream's setup_determinism
                                                   exceptions: models with ops that have no deterministic kernel)
+  reduced_precision_reductions  bool              optional, default True; False: the accuracy check turns off cuBLAS's
+                                                  fp16/bf16 reduced-precision matmul reductions (upstream: for
+                                                  nvidia_deeprecommender)
   only_training  bool                             optional; keeps train mode in the training accuracy check of a suite
                                                   whose training_accuracy_mode is "eval" (upstream's only_training)
   large_model  bool                               optional; the accuracy check is not run: pass_due_to_skip (upstream's
@@ -99,6 +102,7 @@ class ModelEntry:
     accuracy_batch_size: int | str = 0  # 0: the suite's; "own": the mode's batch size
     inference_grad: bool = False
     deterministic_algorithms: bool = True
+    reduced_precision_reductions: bool = True
     only_training: bool = False
     large_model: bool = False
     eager_not_deterministic: bool = False
@@ -199,7 +203,8 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
 
 
 # The entry's True/False keys that become ModelEntry fields of the same name, with their defaults.
-_ENTRY_FLAGS = {"inference_grad": False, "deterministic_algorithms": True, "only_training": False,
+_ENTRY_FLAGS = {"inference_grad": False, "deterministic_algorithms": True, "reduced_precision_reductions": True,
+                "only_training": False,
                 "large_model": False, "eager_not_deterministic": False, "non_deterministic": False,
                 "device_graphs": True}
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",

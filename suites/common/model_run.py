@@ -266,7 +266,8 @@ class ModelRun:
                 return contextlib.nullcontext()
             # Eager runs checked against the timed artifact share its matmul precision (settings.py).
             return accuracy_settings(deterministic_algorithms=self.entry.deterministic_algorithms,
-                                     reduced_precision=self._checks_timed_artifact)
+                                     reduced_precision=self._checks_timed_artifact,
+                                     reduced_precision_reductions=self.entry.reduced_precision_reductions)
 
         with grad_mode, torch._inductor.config.patch(self.entry.inductor_config), \
                 forced_fallbacks(self._fallback_policy):

@@ -22,26 +22,33 @@ import torch
 
 
 @contextlib.contextmanager
-def accuracy_settings(deterministic_algorithms: bool, reduced_precision: bool = False) -> Iterator[None]:
+def accuracy_settings(deterministic_algorithms: bool, reduced_precision: bool = False,
+                      reduced_precision_reductions: bool = True) -> Iterator[None]:
     """Upstream's accuracy-mode settings that are Dynamo guards or compile-time Inductor config.
 
     reduced_precision keeps the performance settings' TF32 matmul and reduced-precision SDP math: for eager runs
-    that are compared with an artifact compiled under them.
+    that are compared with an artifact compiled under them. reduced_precision_reductions False turns off cuBLAS's
+    fp16/bf16 reduced-precision matmul reductions, as upstream does for nvidia_deeprecommender's check.
     """
+    matmul = torch.backends.cuda.matmul
     saved_det = torch.are_deterministic_algorithms_enabled()
-    saved_tf32 = torch.backends.cuda.matmul.allow_tf32
+    saved_tf32 = matmul.allow_tf32
     saved_sdp = torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed()
+    saved_reductions = (matmul.allow_fp16_reduced_precision_reduction, matmul.allow_bf16_reduced_precision_reduction)
     torch.use_deterministic_algorithms(deterministic_algorithms)
-    torch.backends.cuda.matmul.allow_tf32 = reduced_precision
+    matmul.allow_tf32 = reduced_precision
     torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(reduced_precision)
+    if not reduced_precision_reductions:
+        matmul.allow_fp16_reduced_precision_reduction = matmul.allow_bf16_reduced_precision_reduction = False
     try:
         # fallback_random: compiled RNG ops use ATen's generator, so dropout masks match eager.
         with torch._inductor.config.patch(fallback_random=True):
             yield
     finally:
         torch.use_deterministic_algorithms(saved_det)
-        torch.backends.cuda.matmul.allow_tf32 = saved_tf32
+        matmul.allow_tf32 = saved_tf32
         torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(saved_sdp)
+        matmul.allow_fp16_reduced_precision_reduction, matmul.allow_bf16_reduced_precision_reduction = saved_reductions
 
 
 @contextlib.contextmanager

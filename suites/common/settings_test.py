@@ -28,3 +28,14 @@ def test_eager_runs_checked_against_the_timed_artifact_keep_its_matmul_precision
         with accuracy_settings(deterministic_algorithms=True, reduced_precision=True):
             assert _state() == (True, timed[1], timed[2]) == (True, True, True)
         assert _state() == timed
+
+
+def test_reduced_precision_reductions_go_off_only_for_the_models_that_ask() -> None:
+    matmul = torch.backends.cuda.matmul
+    before = (matmul.allow_fp16_reduced_precision_reduction, matmul.allow_bf16_reduced_precision_reduction)
+    assert before == (True, True)  # PyTorch's default, so that turning them off shows below
+    with accuracy_settings(deterministic_algorithms=True):
+        assert (matmul.allow_fp16_reduced_precision_reduction, matmul.allow_bf16_reduced_precision_reduction) == before
+    with accuracy_settings(deterministic_algorithms=True, reduced_precision_reductions=False):
+        assert not matmul.allow_fp16_reduced_precision_reduction and not matmul.allow_bf16_reduced_precision_reduction
+    assert (matmul.allow_fp16_reduced_precision_reduction, matmul.allow_bf16_reduced_precision_reduction) == before

@@ -352,6 +352,7 @@ MANIFEST = {
             "lists": ["training", "inference"],
             "modes": {"training": {"batch_size": 256}, "inference": {"batch_size": 256}},
             "build": {"source": "torchbench", "folder": "models"},
+            "reduced_precision_reductions": False,
             "smoke": {"batch_size": 2, "build": {}},
             "presubmit": False,
         },
