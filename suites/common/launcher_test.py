@@ -39,6 +39,7 @@ CASES = {
     "updates_its_state": "pass",
     "listed_non_deterministic": "pass",
     "listed_large_model": "pass_due_to_skip",
+    "listed_large_model_fails_timing": "pass_due_to_skip",
     "listed_eager_not_deterministic": "eager_two_runs_differ",
 }
 
