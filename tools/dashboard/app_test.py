@@ -120,3 +120,11 @@ def test_the_run_choice_says_what_an_empty_run_shows(dashboard: Dashboard) -> No
     assert '<select name="run"><option value="">(newest)</option>' in models
     assert '<select name="model"><option value="">(any)</option>' in models
     assert '<select name="run"><option value="">(any)</option>' in dashboard.respond("/history", "").body.decode()
+
+
+def test_the_baseline_keeps_its_rows_under_a_device_or_backend_filter(dashboard: Dashboard) -> None:
+    """Filters on the device run's backend, device and versions would empty the baseline, another device's run
+    under upstream's backend names; rows pair by the HUD's compiler name instead."""
+    page = html.unescape(dashboard.respond(
+        "/compare", f"run={sample_runs.NEW}&base={sample_runs.BASELINE}&backend=inductor&device=x86_64").body.decode())
+    assert "NVIDIA H100: speedup" in page and "2.50x" in page  # model a's H100 speedup

@@ -332,7 +332,10 @@ def render_compare(ctx: Context) -> str:
     if not run or not base:
         return '<p class="empty">Comparison needs two runs in the store (a device run and a baseline).</p>'
     new_items = queries.results(ctx.db, ctx.filters.with_values(run=run))
-    base_items = queries.results(ctx.db, ctx.filters.with_values(run=base))
+    # The baseline is another device's run, with upstream's backend names and its own versions: only the filters
+    # that pick models apply to it; each row is paired by the HUD's compiler name below.
+    base_items = queries.results(ctx.db, ctx.filters.with_values(run=base, backend="", device="", torch="",
+                                                                   manifest=""))
     base_by_key: dict[tuple[str, str, int], list[pb.ModelResult]] = defaultdict(list)
     for item in base_items:
         c = item.result.config
