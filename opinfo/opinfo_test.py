@@ -11,7 +11,7 @@ import torch
 from opinfo import summaries, table
 from opinfo.catalog import ALWAYS_ALL_SAMPLES, CatalogError, get_group, group_of, groups, op_db, select_cases
 from opinfo.results import read_result
-from opinfo.run import RunOptions, _decide, _samples_for, run_suite
+from opinfo.run import RunOptions, _decide, _samples_for, main, run_suite
 from opinfo.run_case import CaseRun, SampleFailure, _clone_tensor, _compare, _fp64_agrees, _output_depends_on_data
 from opinfo.tables import PASS, Expectation, TableError, Tolerance, load_expectations, load_tolerances
 
@@ -198,3 +198,11 @@ def test_a_runner_error_fails_that_case_and_the_suite_goes_on(tmp_path: Path, mo
     assert summary.outcomes == {"PASS": 1, "FAIL": 1}
     assert by_op["cos"].outcome == 1  # OPINFO_OUTCOME_PASS
     assert "the runner broke on this case" in by_op["sin"].reason
+
+
+def test_an_unknown_group_or_op_is_named_and_nothing_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--group", "nosuch", "--out", str(tmp_path / "g")]) == 2
+    assert "unknown op group 'nosuch'; groups (opinfo/groups.bzl): attention" in capsys.readouterr().err
+    assert main(["--ops", "nosuchop", "--out", str(tmp_path / "o")]) == 2
+    assert "no OpInfo named ['nosuchop']" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

@@ -35,7 +35,7 @@ from compiler.fallback.force import forced_fallbacks  # noqa: E402
 from compiler.fallback.policy import policy_for  # noqa: E402
 from compiler.precision import high_precision  # noqa: E402
 from opinfo import results  # noqa: E402
-from opinfo.catalog import ALWAYS_ALL_SAMPLES, DTYPE_SETS, OpCase, get_group, select_cases  # noqa: E402
+from opinfo.catalog import ALWAYS_ALL_SAMPLES, DTYPE_SETS, CatalogError, OpCase, get_group, select_cases  # noqa: E402
 from opinfo.run_case import CaseRun, SampleFailure, run_case  # noqa: E402
 from opinfo.tables import Expectation, load_expectations, load_tolerances  # noqa: E402
 
@@ -242,7 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     options = RunOptions(device=args.device, group=args.group, dtypes=args.dtypes,
                          ops=tuple(filter(None, args.ops.split(","))), max_samples=args.max_samples,
                          gradients=args.gradients, run_id=args.run_id)
-    summary = run_suite(options, out)
+    try:
+        summary = run_suite(options, out)
+    except CatalogError as exc:  # an unknown group or op: say so, with the names that exist
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     counts = summary.as_dict()
     print(f"opinfo {summary.device} {summary.group}: {counts['ops']} ops, {counts['cases']} cases, "
           f"{counts['samples']} samples, outcomes {counts['outcomes']}, lowering {counts['lowering']}, "
