@@ -128,10 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(results))
     mismatches = [r for r in results if r.status != r.expected_status]
     for r in mismatches:  # the reason is in the result file too, but the console is where a user looks first
-        why = r.failure.message.strip().splitlines()[0][:160] if r.failure.message.strip() else \
-            (r.accuracy.detail.strip().splitlines() or ["no failure recorded"])[-1][:160]
         print(f"[parity] {r.config.model} {_mode_name(r)}: {r.community_status}, expected "
-              f"{statuses.to_string(r.expected_status)}: {why}")
+              f"{statuses.to_string(r.expected_status)}: {_reason(r)}")
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
 
@@ -171,6 +169,12 @@ def _check_parallelism(args: argparse.Namespace) -> None:
         raise ValueError(f"--jobs must be at least 1, not {args.jobs}")
     if args.split_processes and args.plan != "both":
         raise ValueError("--split-processes already runs accuracy and performance separately; drop --plan")
+
+
+def _reason(r: pb.ModelResult) -> str:
+    """The failure's first line, else the accuracy detail's last (where the failing check is named)."""
+    lines = r.failure.message.strip().splitlines()[:1] or r.accuracy.detail.strip().splitlines()[-1:]
+    return (lines or ["no failure recorded"])[0][:160]
 
 
 def _mode_name(r: pb.ModelResult) -> str:

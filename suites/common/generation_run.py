@@ -125,8 +125,7 @@ class GenerationRun:
     # -- accuracy ---------------------------------------------------------------------------------
     def _fp64_reference(self, model: torch.nn.Module, inputs: dict[str, Any]) -> Any:
         def run64() -> Any:
-            model64 = copy.deepcopy(model).to(torch.float64)
-            reset_rng_state()
+            model64 = copy.deepcopy(model).to(torch.float64)  # no RNG reset, as upstream (model_run.py)
             return _logits(model64, cast_floats(inputs, torch.float64))
 
         return fp64_reference(self.result, self.device, run64)
