@@ -353,6 +353,10 @@ def _parse(source: str, data: bytes) -> pb.ModelResult | opinfo_pb2.OpInfoResult
     elif not result.result_id or not result.config.model or not result.community_status:
         raise IngestError(f"{source}: incomplete ModelResult (needs result_id, config.model, community_status); "
                           "nothing was stored")
+    elif not result.config.mode or not result.config.precision:
+        # Every query, page and HUD export keys on mode and dtype: a result without them could not be shown.
+        raise IngestError(f"{source}: ModelResult {result.result_id} has no config.mode or config.precision "
+                          "(write it with the harness, which always sets both); nothing was stored")
     return result
 
 

@@ -108,6 +108,10 @@ def test_incomplete_message_and_missing_path_are_rejected(tmp_path: Path) -> Non
     no_run = write(tmp_path, make_result("a", "pass", run_id=""), folder="norun")
     with pytest.raises(IngestError, match="carries no run id; pass --run-id"):
         load_results([no_run])
+    no_dtype = make_result("a", "pass")
+    no_dtype.config.ClearField("precision")
+    with pytest.raises(IngestError, match="no config.mode or config.precision"):
+        load_results([write(tmp_path, no_dtype, folder="nodtype")])
 
 
 def test_bazel_outputs_zip_is_read(tmp_path: Path) -> None:
