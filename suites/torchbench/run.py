@@ -25,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--torchbench-dir", type=Path, default=None,
                         help=f"root of a TorchBench checkout (default: ${ENV_VAR})")
     args, rest = parser.parse_known_args(argv)
+    if "-h" in rest or "--help" in rest:  # this wrapper's own flag first, then the suite CLI's help
+        print(parser.format_help().replace("usage: ", "usage (wrapper): ", 1))
     if args.torchbench_dir is not None:
         if not (args.torchbench_dir / "torchbenchmark" / "__init__.py").is_file():
             print(f"error: --torchbench-dir {args.torchbench_dir} is not a TorchBench checkout "
