@@ -102,7 +102,7 @@ class GenerationRun:
         gen = self.result.generation
         gen.prompt_tokens, gen.max_new_tokens = work.prompt_tokens, work.max_new_tokens
         gen.cache_implementation = work.cache_implementation
-        tolerance = self.manifest.tolerance_for(self.entry, "inference")
+        tolerance = self.manifest.tolerance_for(self.entry, "inference", device.type)
         self.result.accuracy.tolerance = tolerance
         with torch.no_grad(), torch._inductor.config.patch(self.entry.inductor_config):
             # Upstream compiles model.forward and calls generate(); eager calls bypass it through the stance.

@@ -8,7 +8,9 @@ Each entry:
   modes      {mode: {"batch_size": int}}          the modes the model takes part in (community perf batch sizes)
   build      {...}                                suite-specific construction of the full-size model
   smoke      {"batch_size": int, "build": {...}}  the scaled-down CPU variant (same architecture)
-  tolerance  {mode: float}                        optional overrides of the suite default
+  tolerance  {mode: float}                        optional overrides of the suite default; a key "mode@device"
+                                                  (e.g. "inference@cpu") holds that device's own (upstream's
+                                                  higher_inference_cpu) and wins there over "mode"
   optimizer  "adam" | "sgd"                       optional, default adam (upstream's BENCHMARK_USE_SGD -> sgd)
   larger_multiplier_for_smaller_tensor  bool      optional
   inductor_config  {key: value}                   optional torch._inductor.config overrides (upstream's per-model ones)
@@ -162,8 +164,9 @@ class Manifest:
             raise ManifestError(f"unknown model {name!r} in suite {self.suite}{hint}")
         return self.models[name]
 
-    def tolerance_for(self, entry: ModelEntry, mode: str) -> float:
-        return entry.tolerance.get(mode, self.tolerance[mode])
+    def tolerance_for(self, entry: ModelEntry, mode: str, device_type: str) -> float:
+        own = entry.tolerance.get(f"{mode}@{device_type}", entry.tolerance.get(mode))
+        return self.tolerance[mode] if own is None else own
 
 
 def manifest_path(suite: str) -> Path:
@@ -231,7 +234,8 @@ def _parse_entry(name: str, raw: Any, where: str) -> ModelEntry:
     optimizer = raw.get("optimizer", "adam")
     _require(optimizer in OPTIMIZERS, where, f"optimizer must be one of {OPTIMIZERS}")
     tolerance = raw.get("tolerance", {})
-    _require(set(tolerance) <= set(MODES), where, f"tolerance keys must be among {MODES}")
+    _require(all(_is_tolerance_key(key) for key in tolerance), where,
+             f"tolerance keys must be a mode {MODES} or mode@device (e.g. inference@cpu)")
     lists = raw.get("lists", [])
     _require(isinstance(lists, list) and all(isinstance(n, str) and n for n in lists), where,
              "lists must be a list of list names")
@@ -279,6 +283,11 @@ def _parse_rule(raw: Any, where: str, *, with_status: bool) -> Rule:
                  f"status {raw['status']!r} is not a known status ({', '.join(COMMUNITY_STATUSES)})")
     return Rule(device=raw["device"], mode=raw["mode"], backend=raw["backend"], reason=raw["reason"],
                 status=raw.get("status", ""))
+
+
+def _is_tolerance_key(key: str) -> bool:
+    mode, at, device = key.partition("@")
+    return mode in MODES and (not at or bool(device))
 
 
 def _require(condition: bool, where: str, message: str) -> None:

@@ -23,8 +23,8 @@ def test_timm_manifest_is_the_community_denominator() -> None:
     assert manifest.accuracy_batch_size == 8
     assert manifest.model("ghostnet_100").batch_sizes == {"training": 512, "inference": 512}
     assert manifest.model("beit_base_patch16_224").batch_sizes["inference"] == 64
-    assert manifest.tolerance_for(manifest.model("beit_base_patch16_224"), "training") == 0.16
-    assert manifest.tolerance_for(manifest.model("repvgg_a2"), "inference") == 1e-3
+    assert manifest.tolerance_for(manifest.model("beit_base_patch16_224"), "training", "cuda") == 0.16
+    assert manifest.tolerance_for(manifest.model("repvgg_a2"), "inference", "cuda") == 1e-3
     assert len(manifest.sha256) == 64
 
 
@@ -74,6 +74,10 @@ GOOD_ENTRY = '{"modes": {"inference": {"batch_size": 2}}, "build": {}, "smoke": 
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'accuracy_batch_size': 'mine'}}}", "accuracy_batch_size must be"),
     ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'inference_grad': 'yes'}}}", "inference_grad must be True or False"),
+    ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
+     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'tolerance': {'inference@': 0.1}}}}", "tolerance keys must be a mode"),
+    ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
+     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'tolerance': {'eval@cpu': 0.1}}}}", "tolerance keys must be a mode"),
     ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'deterministic_algorithms': 0}}}",
      "deterministic_algorithms must be True or False"),

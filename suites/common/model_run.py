@@ -254,7 +254,7 @@ class ModelRun:
 
         iteration = Iteration(self.training, autocast, workload.loss_fn)
         del workload  # the loaded inputs go when the run casts them
-        tolerance = self.manifest.tolerance_for(self.entry, self.mode)
+        tolerance = self.manifest.tolerance_for(self.entry, self.mode, device.type)
         accuracy = self.result.accuracy
         accuracy.tolerance = tolerance
         # Upstream's pick_grad: inference runs without autograd (else the compiled forward is a training

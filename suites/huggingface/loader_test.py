@@ -58,9 +58,11 @@ def test_batch_sizes_sequence_lengths_and_tolerances_are_the_communitys() -> Non
         entry = MANIFEST.model(name)
         assert entry.batch_sizes == {"training": batch_size, "inference": batch_size}, name
         assert entry.build["seq_len"] == seq_len, name
-    assert MANIFEST.tolerance_for(MANIFEST.model("MT5ForConditionalGeneration"), "training") == 0.02
-    assert MANIFEST.tolerance_for(MANIFEST.model("GPT2ForSequenceClassification"), "inference") == 0.004
-    assert MANIFEST.tolerance_for(MANIFEST.model("T5Small"), "inference") == 1e-3
+    assert MANIFEST.tolerance_for(MANIFEST.model("MT5ForConditionalGeneration"), "training", "cuda") == 0.02
+    assert MANIFEST.tolerance_for(MANIFEST.model("GPT2ForSequenceClassification"), "inference", "cuda") == 0.004
+    # upstream's higher_inference_cpu
+    assert MANIFEST.tolerance_for(MANIFEST.model("GPT2ForSequenceClassification"), "inference", "cpu") == 0.005
+    assert MANIFEST.tolerance_for(MANIFEST.model("T5Small"), "inference", "cpu") == 1e-3
     sgd = {n for n, e in MANIFEST.models.items() if e.optimizer == "sgd"}
     assert sgd == {"AlbertForMaskedLM", "BartForCausalLM", "ElectraForCausalLM", "M2M100ForConditionalGeneration",
                    "MBartForCausalLM", "OPTForCausalLM", "PLBartForCausalLM", "PegasusForCausalLM", "TrOCRForCausalLM",

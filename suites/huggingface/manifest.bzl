@@ -28,7 +28,7 @@ Bump "version" whenever the model list, a batch size, a tolerance, a config numb
 
 MANIFEST = {
     "suite": "huggingface",
-    "version": "1.5.0",
+    "version": "1.6.0",
     "accuracy_batch_size": 1,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -122,7 +122,8 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
             "build": {"class": "GPT2ForSequenceClassification", "config": {"pad_token_id": 0}, "seq_len": 1024, "labels": "zeros"},
             "smoke": {"batch_size": 2, "build": {"config": {"n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": 256, "n_positions": 64}, "seq_len": 16}},
-            "tolerance": {"inference": 0.004},
+            # higher_inference, and higher_inference_cpu on the CPU
+            "tolerance": {"inference": 0.004, "inference@cpu": 0.005},
             "larger_multiplier_for_smaller_tensor": True,
             "presubmit": False,
         },
