@@ -32,7 +32,7 @@ from parity.v1 import results_pb2 as pb  # noqa: E402
 from suites.common.launcher import LaunchOptions, run_model, start_zygote, stop_running_children  # noqa: E402
 from suites.common.manifest import MODES, WORKLOADS, ManifestError, load_manifest  # noqa: E402
 from suites.common import status as statuses  # noqa: E402
-from suites.common.request import PLANS, ModelRequest  # noqa: E402
+from suites.common.request import MODE_NAMES, PLANS, ModelRequest  # noqa: E402
 from suites.common.zygote import Zygote, ZygoteError  # noqa: E402
 
 
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(results))
     mismatches = [r for r in results if r.status != r.expected_status]
     for r in mismatches:  # the reason is in the result file too, but the console is where a user looks first
-        print(f"[parity] {r.config.model} {_mode_name(r)}: {r.community_status}, expected "
+        print(f"[parity] {r.config.model} {MODE_NAMES.get(r.config.mode, '')}: {r.community_status}, expected "
               f"{statuses.to_string(r.expected_status)}: {_reason(r)}")
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
@@ -177,12 +177,8 @@ def _reason(r: pb.ModelResult) -> str:
     return (lines or ["no failure recorded"])[0][:160]
 
 
-def _mode_name(r: pb.ModelResult) -> str:
-    return "training" if r.config.mode == pb.MODE_TRAINING else "inference"
-
-
 def _row(r: pb.ModelResult) -> str:
-    mode = _mode_name(r)
+    mode = MODE_NAMES.get(r.config.mode, "")
     perf = f"{r.performance.speedup:5.2f}x" if r.performance.measured else "    - "
     return (f"{r.config.model:38s} {mode:9s} {r.community_status:22s} {perf} "
             f"compile {r.compile_time.compilation_latency_s:7.1f}s  mem {r.memory.compression_ratio:4.2f}  "

@@ -28,6 +28,7 @@ if __name__ == "__main__":  # the CLI outside Bazel: generate the protobuf modul
     ensure_generated()
 
 from parity.v1 import results_pb2 as pb  # noqa: E402
+from suites.common.request import MODE_NAMES  # noqa: E402
 
 TARGET_ENV = "PARITY_BOTTLENECK_TARGET"  # overrides every model's speedup target (e.g. 100: always analyse)
 CATEGORIES = ("generated", "fallback", "extern", "copy")  # busy time; the rest of the wall time is "gap"
@@ -233,19 +234,15 @@ def problem_signature(result: pb.ModelResult) -> str:
     if not result.HasField("bottleneck"):
         return ""
     config, analysis = result.config, result.bottleneck
-    return signature(config.suite, config.model, _mode_name(config.mode), config.backend, config.device,
+    return signature(config.suite, config.model, MODE_NAMES.get(config.mode, ""), config.backend, config.device,
                      analysis.cause_category, analysis.cause_ops)
-
-
-def _mode_name(mode: int) -> str:
-    return {pb.MODE_TRAINING: "training", pb.MODE_INFERENCE: "inference"}.get(mode, "")
 
 
 # -- CLI ------------------------------------------------------------------------------------------------------
 def format_analysis(result: pb.ModelResult) -> str:
     """The analysis as a table, with the cause line last."""
     config, analysis = result.config, result.bottleneck
-    lines = [f"{config.suite}/{config.model} {_mode_name(config.mode)} {config.backend} {config.device}: "
+    lines = [f"{config.suite}/{config.model} {MODE_NAMES.get(config.mode, '')} {config.backend} {config.device}: "
              f"speedup {result.performance.speedup:.3f}"]
     if not result.HasField("bottleneck"):
         return "\n".join(lines + ["no bottleneck analysis (speedup at or above target, or not measured)"])

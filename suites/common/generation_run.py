@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import gc
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -29,8 +28,8 @@ from parity.v1 import results_pb2 as pb
 from suites.common.compile_stats import CounterWindow
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
-from suites.common.model_run import (VALIDATION_STATUSES, _classified, compare, eager_run_statuses, eager_runs_agree,
-                                     fp64_reference, load_classified, record_performance, run_classified)
+from suites.common.model_run import (_classified, compare, eager_run_statuses, eager_runs_agree, fp64_reference,
+                                     load_classified, record_performance, run_classified, warmup_classified)
 from suites.common.request import RunPlan
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import cast_floats, to_device
@@ -177,11 +176,7 @@ class GenerationRun:
 
     def _warmup(self, model: torch.nn.Module, inputs: dict[str, Any], work: GenerationWorkload,
                 phase: int) -> tuple[float, float, torch.Tensor]:
-        gc.collect()
-        self.device.empty_cache()
-        self.device.reset_peak_memory()
-        with _classified(phase, *(("fail_to_run", "OOM") if phase == pb.PHASE_COMPILE else VALIDATION_STATUSES),
-                         self.device):
+        with warmup_classified(phase, self.device):
             start = time.perf_counter()
             for _ in range(WARMUP_CALLS):
                 tokens = work.generate(model, inputs)

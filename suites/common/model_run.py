@@ -75,6 +75,17 @@ def _classified(phase: int, status: str, oom_status: str, device: DeviceAdapter)
         raise RunFailed(oom_status if device.is_oom(exc) else status, phase, exc) from exc
 
 
+@contextlib.contextmanager
+def warmup_classified(phase: int, device: DeviceAdapter) -> Iterator[None]:
+    """A warm-up from a clean slate (peak memory is read after it), classified: the compiled warm-up's failure
+    is fail_to_run or OOM; the eager warm-up is the run's first eager iteration, upstream's validate_model."""
+    gc.collect()
+    device.empty_cache()
+    device.reset_peak_memory()
+    with _classified(phase, *(("fail_to_run", "OOM") if phase == pb.PHASE_COMPILE else VALIDATION_STATUSES), device):
+        yield
+
+
 def _run_n(fn: Callable[..., Any], model: torch.nn.Module, inputs: Any, n: int) -> Any:
     for _ in range(n - 1):
         fn(model, inputs, collect_outputs=False)
@@ -411,12 +422,7 @@ class ModelRun:
                                                                                  trace), self.trace_prefix)
 
     def _warmup(self, fn: Callable[..., Any], model: torch.nn.Module, inputs: Any, phase: int) -> tuple[float, float]:
-        gc.collect()
-        self.device.empty_cache()
-        self.device.reset_peak_memory()
-        # The eager warm-up is the run's first eager iteration: upstream's validate_model.
-        with _classified(phase, *(("fail_to_run", "OOM") if phase == pb.PHASE_COMPILE else VALIDATION_STATUSES),
-                         self.device):
+        with warmup_classified(phase, self.device):
             start = time.perf_counter()
             for _ in range(self.plan.warmup_iterations):
                 fn(model, inputs, collect_outputs=False)

@@ -10,6 +10,8 @@ from parity.v1 import results_pb2 as pb
 from suites.common.manifest import MODES, Manifest
 
 PRECISION_OF_MODE = {"training": pb.PRECISION_AMP, "inference": pb.PRECISION_BFLOAT16}
+MODE_ENUMS = {"training": pb.MODE_TRAINING, "inference": pb.MODE_INFERENCE}
+MODE_NAMES = {enum: name for name, enum in MODE_ENUMS.items()}
 PLANS = ("both", "accuracy", "performance")
 
 
@@ -76,7 +78,7 @@ class ModelRequest:
         result.result_id = self.result_id()
         result.run_id = self.run_id
         result.config.CopyFrom(pb.RunConfig(
-            suite=self.suite, model=self.model, mode=pb.MODE_TRAINING if self.mode == "training" else pb.MODE_INFERENCE,
+            suite=self.suite, model=self.model, mode=MODE_ENUMS[self.mode],
             precision=precision, backend=self.backend, hud_compiler=get_backend(self.backend).hud_compiler,
             device=self.device, batch_size=self.resolved_batch_size(manifest), smoke=self.smoke,
             repeats=self.repeats if plan.measure_performance else 0,
