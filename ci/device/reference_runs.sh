@@ -22,7 +22,9 @@
 #   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time (JOBS=N: N) taking turns on the
 #                        device (only their compiles overlap; suites/common/device_turns.py); default: every forward
 #                        entry. Turns share time, not memory: GPTJ and Blenderbot want JOBS=1, GPTNeo JOBS=2.
-#                        MODEL_TIMEOUT=S: per-model limit (default 420); RUN_ID=ID: add to an earlier run's id
+#                        MODEL_TIMEOUT=S: per-model limit (default 420); RUN_ID=ID: add to an earlier run's id;
+#                        DEVICE_LOCK=FILE: take turns with another run that names the same file (two modes in
+#                        one call: give each its own OUT so that their folders and packs stay apart)
 #   llm BACKEND [MODEL...]  HuggingFace LLM entries through generate(), two at a time taking turns, 128 new tokens
 #                        and five timed calls per phase (suites/huggingface/reference/README.md); default: all seven
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
@@ -141,7 +143,7 @@ case "$section" in
     # shellcheck disable=SC2046
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
       --jobs "${JOBS:-3}" --timeout "${MODEL_TIMEOUT:-420}" --run-id "${RUN_ID:-h200-$suite-$mode-$run_tag}" \
-      --out "$out/$suite-$mode" $(models "${@:4}") ;;
+      ${DEVICE_LOCK:+--device-lock "$DEVICE_LOCK"} --out "$out/$suite-$mode" $(models "${@:4}") ;;
   llm)
     backend=${2:?llm BACKEND [MODEL...]}
     # shellcheck disable=SC2046
