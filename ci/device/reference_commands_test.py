@@ -19,7 +19,7 @@ SCRIPT = Path("ci/device/reference_runs.sh")
 READMES = [Path("README.md"), Path("opinfo/README.md"), *sorted(Path("suites").glob("*/reference/README.md"))]
 SUITE_SECTIONS = ("accuracy", "turns", "performance")  # SECTION SUITE MODE ...; accuracy's MODE is optional
 MODES = ("training", "inference", "both")
-COMMAND = re.compile(r"(reference_runs\.sh|suites\.run|run_suite\.sh) ([^#`;|\n]*)")
+COMMAND = re.compile(r"(reference_runs\.sh|suites\.run|run_suite\.sh) ([^#`;|&)\n]*)")  # a subshell's ) or & ends it
 
 
 def script_sections() -> set[str]:
