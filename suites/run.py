@@ -147,10 +147,11 @@ def _start_zygote(suite: str, jobs: int) -> Zygote | None:
 
 def _stopped(signum: int, _frame: object) -> None:
     """SIGTERM (e.g. an outer `timeout`) or Ctrl-C: no model process may outlive the run on the device. Results
-    already written stay; the models that were running get none."""
-    killed = stop_running_children()
-    print(f"[parity] stopped by {signal.Signals(signum).name}: killed {killed} running model process(es); "
-          "finished results are in place", file=sys.stderr, flush=True)
+    already written stay; each model that was running gets a `timeout` result that says the run was stopped."""
+    why = signal.Signals(signum).name
+    killed = stop_running_children(why)
+    print(f"[parity] stopped by {why}: killed {killed} running model process(es), each with a timeout result "
+          "that says so; finished results are in place", file=sys.stderr, flush=True)
     os._exit(128 + signum)
 
 

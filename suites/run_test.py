@@ -80,7 +80,7 @@ def test_a_shared_device_lock_makes_even_one_job_take_turns(tmp_path: Path) -> N
 @pytest.mark.parametrize("layout", [[], ["--fresh-processes"]], ids=["forked", "fresh"])
 def test_a_stopped_run_leaves_no_model_process(tmp_path: Path, layout: list[str]) -> None:
     """An outer `timeout` sends SIGTERM to the run: the hanging model's process group goes with it, and so does the
-    zygote that forked it."""
+    zygote that forked it; the model still gets a classified result, which says the run was cut, not the model."""
     marker = f"PARITY_TEST_RUN={tmp_path}"  # every process of the run inherits it, forked or exec'd
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),  # as under Bazel's runfiles
            "PARITY_TEST_RUN": str(tmp_path)}
@@ -101,6 +101,10 @@ def test_a_stopped_run_leaves_no_model_process(tmp_path: Path, layout: list[str]
             time.sleep(0.2)
         assert not _processes(marker)
         assert "stopped by SIGTERM: killed 1 running model process" in run.communicate(timeout=10)[1]
+        result = read_result(tmp_path / "selftest.hang.inference.aot_eager.cpu.smoke.pb")
+        assert result.community_status == "timeout" and result.config.timeout_s == 600
+        assert "the run was stopped (SIGTERM)" in result.failure.message
+        assert "within its own 600 s timeout" in result.failure.message
     finally:  # whatever outlived the run must not outlive the test
         for pid in _processes(marker):
             os.kill(pid, signal.SIGKILL)

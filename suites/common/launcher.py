@@ -2,7 +2,8 @@
 
 A child that hangs is killed (its whole process group) and classified `timeout`; one that dies from a
 signal or exits without writing its result is classified `crash`, with its log tail kept. When the launcher
-itself is stopped, stop_running_children() kills every child still running, so none outlives it on the device.
+itself is stopped (an outer `timeout`), stop_running_children() kills every child still running, so none outlives
+it on the device, and writes each a `timeout` result that says the run was cut, not the model's own limit.
 A child is a fresh interpreter, or a fork of a pre-imported zygote (start_zygote) when the caller passes one.
 """
 
@@ -36,8 +37,6 @@ FAULTHANDLER_MODULES = "Extension modules: "
 CRASH_REPORT_MAX_CHARS = 65536
 LOG_HEAD_CHARS = 65536  # where a child logs its device line (suites/common/provenance.py), after its imports
 REAP_TIMEOUT_S = 30.0  # a killed child's exit is reported within this
-_running: set[int] = set()  # pids of the children running, across the launcher's threads
-_running_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -50,6 +49,22 @@ class LaunchOptions:
     zygote: Zygote | None = None        # forks pre-imported children (start_zygote); None: a fresh interpreter each
 
 
+@dataclass(frozen=True)
+class _Running:
+    """What the parent knows of a running child, enough to write its result if the run is stopped."""
+    request: ModelRequest
+    out_dir: Path
+    stem: str
+    start: float
+    turn_waits: Path
+    options: LaunchOptions
+
+
+_running: dict[int, _Running] = {}  # the children running (by pid), across the launcher's threads
+_running_lock = threading.Lock()  # also orders the results' writes against a stop
+_stopped = False  # set by stop_running_children(): from then on only it writes results, so none is overwritten
+
+
 def run_model(request: ModelRequest, out_dir: Path, options: LaunchOptions) -> pb.ModelResult:
     """Runs `request` (in one child, or two when split) and writes `<stem>.pb/.txtpb/.log` into out_dir."""
     stem = request.file_stem()
@@ -60,7 +75,9 @@ def run_model(request: ModelRequest, out_dir: Path, options: LaunchOptions) -> p
         performance = _launch(replace(request, plan="performance"), out_dir, stem + ".performance", options)
         result = _merge(accuracy, performance)
         result.result_id = replace(request, plan="split").result_id()
-    write_result(result, out_dir, stem)
+    with _running_lock:
+        if not _stopped:  # else stop_running_children() wrote (or kept) this model's result
+            write_result(result, out_dir, stem)
     return result
 
 
@@ -82,7 +99,7 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
             env[DEVICE_TURN_WAITS_ENV] = str(turn_waits)
         child = _start(argv, log_path, env, options.zygote)
         with _running_lock:
-            _running.add(child.pid)
+            _running[child.pid] = _Running(request, out_dir, stem, start, turn_waits, options)
         try:
             returncode = _wait_own_time(child, options.timeout_s, turn_waits)
             turn_wait_s = reported_wait_s(turn_waits)
@@ -93,7 +110,7 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
             lost = exc
         finally:
             with _running_lock:
-                _running.discard(child.pid)
+                _running.pop(child.pid, None)
             _kill_group(child.pid)  # what is left: compile workers, as the child ends without teardown (exit_now)
     wall = time.time() - start
     if returncode is None and lost is None:
@@ -108,6 +125,11 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
             failure = pb.Failure(phase=pb.PHASE_CHILD_PROCESS, message=f"no result, and {lost}") \
                 if returncode is None else _crash_failure(returncode, exc)
             result = _synthesized(request, "crash", wall, log_path, failure)
+    return _with_launch(result, wall, options)
+
+
+def _with_launch(result: pb.ModelResult, wall: float, options: LaunchOptions) -> pb.ModelResult:
+    """Adds what the parent decided and measured: the whole wall time and the launch's settings."""
     result.wall_time_s = wall
     result.config.timeout_s = options.timeout_s
     result.config.cold_start = options.inductor_cache is None
@@ -175,13 +197,32 @@ def start_zygote(suite: str, parallel_jobs: int) -> Zygote:
     return Zygote(preload=["suites.common.child", f"suites.{suite}.loader"], env=child_env(parallel_jobs))
 
 
-def stop_running_children() -> int:
-    """Kills the process group of every child still running (the launcher is being stopped); returns how many."""
+def stop_running_children(why: str) -> int:
+    """The launcher is being stopped (`why`, e.g. SIGTERM): kills the process group of every child still running
+    and writes each a `timeout` result, unless the child wrote its own just before; returns how many it killed.
+    The threads that wait on those children write nothing after this, so no result is overwritten."""
+    global _stopped
     with _running_lock:
-        running = list(_running)
+        _stopped = True
+        running = dict(_running)
     for pid in running:
         _kill(pid)
+    for run in running.values():
+        if not (run.out_dir / f"{run.stem}.pb").exists():
+            write_result(_cut_short(run, why), run.out_dir, run.stem)
     return len(running)
+
+
+def _cut_short(run: _Running, why: str) -> pb.ModelResult:
+    """The result of a model whose run was stopped from outside before the model's own timeout."""
+    wall = time.time() - run.start
+    waited = reported_wait_s(run.turn_waits)
+    turns = f", {waited:.0f} s of it waiting for the device's turn" if waited >= 0.5 else ""
+    failure = pb.Failure(phase=pb.PHASE_CHILD_PROCESS, message=(
+        f"the run was stopped ({why}) after this model had run {wall:.0f} s{turns}, within its own "
+        f"{run.options.timeout_s:.0f} s timeout; killed before it wrote a result"))
+    return _with_launch(_synthesized(run.request, "timeout", wall, run.out_dir / f"{run.stem}.log", failure),
+                        wall, run.options)
 
 
 def _kill(pid: int) -> None:
