@@ -25,7 +25,7 @@ from suites.common import status as statuses
 from suites.common.device_turns import ENV_VAR as DEVICE_TURNS_ENV
 from suites.common.device_turns import WAITS_ENV_VAR as DEVICE_TURN_WAITS_ENV
 from suites.common.device_turns import reported_wait_s
-from suites.common.provenance import base_provenance, device_from_log
+from suites.common.provenance import base_provenance, device_from_log, phase_from_log
 from suites.common.request import ModelRequest
 from suites.common.result_io import FAILURE_TEXT_CHARS, ResultFileError, read_result, write_result
 from suites.common.zygote import Zygote, ZygoteError
@@ -280,6 +280,8 @@ def _synthesized(request: ModelRequest, status: str, wall: float, log_path: Path
         result.result_id = request.result_id()
     if device := device_from_log(_head(log_path)):
         result.provenance.device_name, result.provenance.device_arch = device
+    if phase := phase_from_log(log_path):
+        failure.message += f"; the last phase it began: {phase}"
     failure.log_tail = _tail(log_path)
     result.failure.CopyFrom(failure)
     result.provenance.start_time.FromSeconds(int(time.time() - wall))

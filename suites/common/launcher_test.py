@@ -18,7 +18,7 @@ from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
 from suites.common.device_turns import turn_is_free
 from suites.common.launcher import LaunchOptions, _tail, run_model, start_zygote
-from suites.common.provenance import device_from_log, device_line
+from suites.common.provenance import device_from_log, device_line, phase_from_log, phase_line
 from suites.common.request import ModelRequest
 from suites.common.result_io import FAILURE_TEXT_CHARS, read_result
 from suites.common.zygote import Zygote, ZygoteError
@@ -137,10 +137,20 @@ def test_device_line_round_trips_a_name_with_spaces() -> None:
     assert device_from_log("died during its imports\n") is None
 
 
+def test_phase_line_round_trips_and_the_last_one_counts(tmp_path: Path) -> None:
+    log = tmp_path / "child.log"
+    log.write_text(f"{phase_line('load')}\nW warning\n{phase_line('performance')}\nW a compile warning\n")
+    assert phase_from_log(log) == "performance"
+    log.write_text("died during its imports\n")
+    assert phase_from_log(log) is None
+    assert phase_from_log(tmp_path / "absent.log") is None
+
+
 def test_hang_is_killed_at_the_timeout(results: dict[str, tuple[pb.ModelResult, Path]]) -> None:
     result = results["hang"][0]
     assert HANG_TIMEOUT_S <= result.wall_time_s < HANG_TIMEOUT_S + 10
     assert "timeout" in result.failure.message
+    assert result.failure.message.endswith("; the last phase it began: load")  # the selftest hangs in its load
 
 
 def test_accuracy_failure_keeps_the_comparison_log(results: dict[str, tuple[pb.ModelResult, Path]]) -> None:

@@ -33,6 +33,7 @@ from suites.common import bottleneck
 from suites.common.compile_stats import CounterWindow
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
+from suites.common.provenance import phase_line
 from suites.common.request import RunPlan
 from suites.common.result_io import FAILURE_TEXT_CHARS
 from suites.common.settings import accuracy_settings, performance_settings
@@ -471,7 +472,9 @@ class ModelRun:
 
     @contextlib.contextmanager
     def _phase(self, name: str) -> Iterator[None]:
-        """Adds the block's wall time to result.phase_wall_s[name]; phases do not nest."""
+        """Adds the block's wall time to result.phase_wall_s[name]; phases do not nest. Logs the phase's start
+        for the parent, in case this process dies before it writes its result."""
+        print(phase_line(name), flush=True)
         start = time.perf_counter()
         try:
             yield

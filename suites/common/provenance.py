@@ -17,6 +17,9 @@ _PACKAGES = ("timm", "transformers", "torchvision", "torch_npu", "triton")
 # The line a model child logs once it knows its device, so that the parent can name the device in a result it
 # writes for a child that died (the parent never touches the device itself).
 _DEVICE_PREFIX, _DEVICE_NAME = "[child] device arch=", " name="
+# The line a model child logs as it begins a phase, so that a result written for a child killed or dead on its
+# way says how far it got (a log tail of compiler warnings seldom does).
+_PHASE_PREFIX = b"[child] phase "
 
 
 def _version(dist: str) -> str:
@@ -65,6 +68,23 @@ def base_provenance(device_type: str, manifest_version: str, manifest_sha256: st
 
 def device_line(name: str, arch: str) -> str:
     return f"{_DEVICE_PREFIX}{arch}{_DEVICE_NAME}{name}"
+
+
+def phase_line(name: str) -> str:
+    return _PHASE_PREFIX.decode() + name
+
+
+def phase_from_log(log_path: Path) -> str | None:
+    """The phase a child's log says it began last; None if it began none (or there is no log)."""
+    last = None
+    try:
+        with open(log_path, "rb") as log:  # line by line: a compile's warnings can make a long log
+            for line in log:
+                if line.startswith(_PHASE_PREFIX):
+                    last = line[len(_PHASE_PREFIX):].decode(errors="replace").strip()
+    except OSError:
+        return None
+    return last
 
 
 def device_from_log(head: str) -> tuple[str, str] | None:
