@@ -11,6 +11,7 @@ import pytest
 from parity.v1 import results_pb2 as pb
 from suites.common import bottleneck
 from suites.common.launcher import LaunchOptions, run_model
+from suites.common.model_run import PERFORMANCE_ONLY_DETAIL
 from suites.common.request import ModelRequest
 from suites.common.result_io import read_result
 
@@ -36,6 +37,8 @@ def slow(tmp_path_factory: pytest.TempPathFactory) -> tuple[pb.ModelResult, Path
 def test_forced_fallback_is_named_as_the_cause(slow: tuple[pb.ModelResult, Path]) -> None:
     result, _ = slow
     assert result.community_status == "pass", result.failure.message
+    # a performance-only run says so: its pass is not an accuracy check's
+    assert result.config.performance_only and result.accuracy.detail == PERFORMANCE_ONLY_DETAIL
     analysis = result.bottleneck
     assert not analysis.error
     assert analysis.trigger.endswith("< target 1000")

@@ -59,6 +59,8 @@ EAGER_RUN_STATUSES = (("eager_1st_run_fail", "eager_1st_run_OOM"), ("eager_2nd_r
 # eager_fail_to_run; eager_1st_run_* are left for a model that ran there. Here the run's first eager iteration
 # plays that part: the eager warm-up, or the first eager run when nothing is timed.
 VALIDATION_STATUSES = ("eager_fail_to_run", "eager_fail_to_run")
+# A performance-only run (--plan performance, config.performance_only) checks nothing: "pass" says only that it ran.
+PERFORMANCE_ONLY_DETAIL = "not checked: a performance-only run; its pass says only that it ran"
 
 
 def eager_run_statuses(validated: bool) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -323,8 +325,8 @@ class ModelRun:
                                           f"speedup {self.result.performance.speedup:.3g} < target "
                                           f"{self.speedup_target:g}")
             if pristine is None:
-                if self.plan.check_accuracy:
-                    accuracy.detail = "not compared: upstream's accuracy.skip.large_models"
+                accuracy.detail = ("not compared: upstream's accuracy.skip.large_models" if self.plan.check_accuracy
+                                   else PERFORMANCE_ONLY_DETAIL)
                 return "pass_due_to_skip" if self.entry.accuracy_skipped(self.mode) else "pass"
             if self.training:
                 del model  # the check below trains fresh copies; the timed model is not used again

@@ -85,7 +85,7 @@ class ModelRequest:
             warmup_iterations=self.warmup if plan.measure_performance else 0,
             accuracy_iterations=plan.accuracy_iterations if plan.check_accuracy else 0,
             accuracy_batch_size=self.resolved_batch_size(manifest) if plan.check_accuracy else 0,
-            split_processes=self.plan != "both"))
+            split_processes=self.plan != "both", performance_only=not plan.check_accuracy))
 
 
 def add_request_arguments(parser: argparse.ArgumentParser) -> None:

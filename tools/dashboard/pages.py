@@ -87,7 +87,8 @@ def table(headers: Iterable[str], rows: Iterable[str], table_id: str) -> str:
 
 _METRICS = (  # (key, title, value of a row, format, threshold or None, higher is better)
     ("pass_rate", "Pass rate", lambda r: r.pass_rate,
-     lambda r: f"{round(r.pass_rate * 100)}%, {r.passed}/{r.total}{' (accuracy only)' if r.accuracy_only else ''}",
+     lambda r: f"{round(r.pass_rate * 100)}%, {r.passed}/{r.total}{' (accuracy only)' if r.accuracy_only else ''}"
+               f"{' (ran; accuracy not checked)' if r.performance_only else ''}",
      PASS_RATE_THRESHOLD, True),
     ("geomean", "Geomean speedup", lambda r: r.geomean_speedup,
      lambda r: "not measured" if r.accuracy_only else f"{r.geomean_speedup:.2f}x",

@@ -95,6 +95,8 @@ _PROBLEM_COLUMNS = """
     CREATE INDEX results_by_problem ON results (problem_signature, start_time);
     """
 
+_PERFORMANCE_ONLY_COLUMN = "ALTER TABLE results ADD COLUMN performance_only INTEGER NOT NULL DEFAULT 0;"
+
 # Append-only: each entry moves the schema from version i to i+1. Never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -167,6 +169,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     # Bottleneck analyses (ModelResult.bottleneck): a tracked problem is every result sharing a signature,
     # so first and last seen follow from the results themselves and re-ingestion cannot skew them.
     Migration(sqlite=_PROBLEM_COLUMNS, postgres=_PROBLEM_COLUMNS),
+    # RunConfig.performance_only: the HUD summary flags a group whose statuses no accuracy check gave.
+    Migration(sqlite=_PERFORMANCE_ONLY_COLUMN, postgres=_PERFORMANCE_ONLY_COLUMN),
 )
 
 MODE_NAMES = {pb.MODE_TRAINING: "training", pb.MODE_INFERENCE: "inference"}
@@ -381,7 +385,7 @@ _COLUMNS = ("result_id", "run_id", "suite", "model", "mode", "dtype", "backend",
             "device_name", "smoke", "community_status", "expected_status", "status", "speedup", "abs_latency_ms",
             "compilation_latency_s", "compression_ratio", "eager_peak_gb", "compiled_peak_gb", "graph_breaks",
             "recompiles", "torch_version", "commit_sha", "manifest_version", "manifest_sha256", "start_time",
-            "wall_time_s", "payload", "origin", "problem_signature", "bottleneck_cause")
+            "wall_time_s", "payload", "origin", "problem_signature", "bottleneck_cause", "performance_only")
 # Same statement in both dialects: a stored id is overwritten with the same content (idempotent).
 _UPSERT = (f"INSERT INTO results ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
            f"ON CONFLICT (result_id) DO UPDATE SET "
@@ -444,7 +448,7 @@ def _row(item: LoadedResult) -> tuple[object, ...]:
             r.memory.compression_ratio, r.memory.eager_peak_gb, r.memory.compiled_peak_gb, r.dynamo.graph_breaks,
             r.dynamo.recompiles, p.torch_version, p.commit, p.manifest_version, p.manifest_sha256,
             p.start_time.seconds, r.wall_time_s, r.SerializeToString(), item.origin, r.bottleneck.signature,
-            r.bottleneck.cause)
+            r.bottleneck.cause, int(c.performance_only))
 
 
 def parse_payload(payload: bytes | memoryview) -> pb.ModelResult:

@@ -6,7 +6,8 @@ pass_due_to_skip; every record counts in the denominator); geometric mean speedu
 with a non-zero speedup (no clipping); arithmetic means of compile latency and compression ratio over
 passing models with non-zero values. Our own "skipped" rows are excluded: upstream writes no row.
 A group in which no record has a speedup but some passed accuracy is an accuracy-only run (suites.run
---plan accuracy): its pass rate is the accuracy pass rate, flagged as such, and it has no speed figures.
+--plan accuracy): its pass rate is the accuracy pass rate, flagged as such, and it has no speed figures. A group of
+performance-only results (--plan performance) checked no accuracy: its pass rate says only which models ran, flagged.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class SummaryRow:
     mean_compression: float
     device_name: str = ""
     accuracy_only: bool = False  # no performance was measured: the pass rate is the accuracy check's alone
+    performance_only: bool = False  # no accuracy was checked: the pass rate counts the models that ran
 
     @property
     def pass_rate(self) -> float:
@@ -62,10 +64,11 @@ class Record:
     speedup: float
     compile_s: float
     compression: float
+    performance_only: bool = False
 
 
 SUMMARY_COLUMNS = ("suite, hud_compiler, mode, dtype, device_type, device_name, community_status, speedup, "
-                   "compilation_latency_s, compression_ratio")
+                   "compilation_latency_s, compression_ratio, performance_only")
 
 
 def summarize(db: Database, run_id: str, where: str = "", params: tuple[object, ...] = ()) -> list[SummaryRow]:
@@ -92,7 +95,8 @@ def summarize_records(records: Iterable[Record]) -> list[SummaryRow]:
             geomean_speedup=math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else 0.0,
             mean_compile_s=sum(compiles) / len(compiles) if compiles else 0.0,
             mean_compression=sum(compressions) / len(compressions) if compressions else 0.0,
-            device_name=device_name, accuracy_only=accuracy_only))
+            device_name=device_name, accuracy_only=accuracy_only,
+            performance_only=all(r.performance_only for r in group)))
     return summary
 
 
@@ -122,6 +126,8 @@ def render(summary: list[SummaryRow]) -> str:
         rate = f"{round(r.pass_rate * 100)}%, {r.passed}/{r.total}"
         if r.accuracy_only:
             flag += " (accuracy only: no speed figures)"
+        if r.performance_only:
+            flag += " (performance only: ran, accuracy not checked)"
         device = (r.device_name or r.device)[:16]  # H100 and H200 are both "cuda": name the device
         lines.append(f"{r.suite:12s} {r.compiler:11s} {r.mode:9s} {r.dtype:8s} {device:16s} {rate:>16s} "
                      f"{r.geomean_speedup:7.2f}x {r.mean_compile_s:9.2f} {r.mean_compression:11.2f}{flag}")

@@ -63,9 +63,11 @@ def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -
                                     "output": output_name(result, target)}}
         return {**common, "benchmark": benchmark, "metric": metric}
 
-    rows = [row("accuracy", {"name": "accuracy", "benchmark_values": [],
-                             "extra_info": {"benchmark_values": [result.community_status]}})]
-    if result.performance.measured:
+    # A performance-only run checked no accuracy: like upstream's performance run it writes no accuracy row, and
+    # a failure is a performance row of zeros.
+    rows = [] if c.performance_only else [row("accuracy", {"name": "accuracy", "benchmark_values": [],
+                                                           "extra_info": {"benchmark_values": [result.community_status]}})]
+    if result.performance.measured or c.performance_only:
         mem, perf = result.memory, result.performance
         for name, value in (("speedup", perf.speedup), ("abs_latency", perf.abs_latency_ms),
                             ("compilation_latency", result.compile_time.compilation_latency_s),
@@ -107,6 +109,7 @@ def import_community_csvs(paths: list[Path], run_id: str, device_name: str) -> l
     for result in merged.values():
         if not result.community_status:  # a performance row without its accuracy row
             result.community_status = "pass" if result.performance.speedup > 0 else "fail_to_run"
+            result.config.performance_only = True
     return list(merged.values())
 
 

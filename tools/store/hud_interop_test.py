@@ -45,6 +45,21 @@ def test_import_merges_accuracy_and_performance(tmp_path: Path) -> None:
     assert not results["ghostnet_100"].performance.measured
 
 
+def test_a_performance_only_result_exports_no_accuracy_row(tmp_path: Path) -> None:
+    """Upstream's performance run writes no accuracy row; a performance row alone imports as performance-only, and
+    its export (a failure too: zeros, as upstream writes them) has performance rows only."""
+    performance = tmp_path / f"{PREFIX}_performance.csv"
+    performance.write_text(PERFORMANCE_CSV)
+    results = {r.config.model: r for r in import_community_csvs([performance], "h100", "NVIDIA H100")}
+    assert all(r.config.performance_only for r in results.values())
+    for model, speedup in (("repvgg_a2", 2.0), ("ghostnet_100", 0.0)):
+        rows = to_hud_rows(results[model])
+        assert len(rows) == 6 and all(r["benchmark"]["extra_info"]["output"].endswith("_performance.csv") for r in rows)
+        assert [r["metric"]["benchmark_values"] for r in rows if r["metric"]["name"] == "speedup"] == [[speedup]]
+    checked = import_community_csvs(community_files(tmp_path), "h100", "NVIDIA H100")
+    assert not any(r.config.performance_only for r in checked)
+
+
 @pytest.mark.parametrize("name, body, message", [
     ("speedups.csv", PERFORMANCE_CSV, "not an upstream benchmark output name"),
     (f"{PREFIX}_accuracy.csv", "dev,name,batch_size\ncuda,repvgg_a2,8\n", "missing column\\(s\\) \\['accuracy'\\]"),

@@ -128,7 +128,7 @@ def test_bazel_outputs_zip_is_read(tmp_path: Path) -> None:
 
 def test_migrations_are_versioned(store_target: str) -> None:
     db = connect(store_target)
-    assert db.schema_version() == len(MIGRATIONS) == 4
+    assert db.schema_version() == len(MIGRATIONS) == 5
     if db.dialect == "sqlite":
         db.execute("PRAGMA user_version = 99")
     else:
@@ -201,6 +201,21 @@ def test_accuracy_only_run_reports_its_accuracy_pass_rate(tmp_path: Path, store_
     (row,) = summarize(db, "r1")
     assert (row.passed, row.total, row.accuracy_only, row.geomean_speedup) == (2, 3, True, 0.0)
     assert "accuracy only" in render([row])
+
+
+def test_performance_only_run_is_flagged(tmp_path: Path, store_target: str) -> None:
+    """suites.run --plan performance checked no accuracy: the group's pass rate counts the models that ran, flagged."""
+    results = [make_result("a", "pass", 2.0), make_result("b", "fail_to_run")]
+    for r in results:
+        r.config.performance_only = True
+    db = connect(store_target)
+    ingest(db, load_results([write(tmp_path, *results)]))
+    (row,) = summarize(db, "r1")
+    assert (row.passed, row.total, row.performance_only, row.accuracy_only) == (1, 2, True, False)
+    assert "performance only" in render([row])
+    ingest(db, load_results([write(tmp_path, make_result("c", "pass", 1.5), folder="checked")]))
+    (row,) = summarize(db, "r1")  # one checked result: the group's statuses are no longer all unchecked
+    assert (row.passed, row.total, row.performance_only) == (2, 3, False)
 
 
 def test_cli_round_trip_on_both_dialects(tmp_path: Path, store_target: str, capsys: pytest.CaptureFixture[str]) -> None:
