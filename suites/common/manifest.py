@@ -13,6 +13,8 @@ Each entry:
                                                   higher_inference_cpu) and wins there over "mode"
   optimizer  "adam" | "sgd"                       optional, default adam (upstream's BENCHMARK_USE_SGD -> sgd)
   larger_multiplier_for_smaller_tensor  bool      optional
+  use_iou_for_bool_masks  bool                    optional; bool outputs (masks) pass at IoU >= 0.99 instead of
+                                                  exact equality (upstream's list of that name)
   inductor_config  {key: value}                   optional torch._inductor.config overrides (upstream's per-model ones)
   presubmit  bool                                 optional, default True; False: every target of this model is nightly-only
                                                   (large suites keep CI within budget by picking a presubmit subset)
@@ -110,6 +112,7 @@ class ModelEntry:
     eager_not_deterministic: bool = False
     non_deterministic: bool = False
     device_graphs: bool = True
+    use_iou_for_bool_masks: bool = False
 
     def accuracy_skipped(self, mode: str) -> bool:
         """Upstream does not compare this model's results in `mode`: a run that completes is pass_due_to_skip."""
@@ -209,7 +212,7 @@ def load_manifest(suite: str, path: Path | None = None) -> Manifest:
 _ENTRY_FLAGS = {"inference_grad": False, "deterministic_algorithms": True, "reduced_precision_reductions": True,
                 "only_training": False,
                 "large_model": False, "eager_not_deterministic": False, "non_deterministic": False,
-                "device_graphs": True}
+                "device_graphs": True, "use_iou_for_bool_masks": False}
 _ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
                "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
                "lists", "workload", "speedup_target", "accuracy_batch_size", *_ENTRY_FLAGS}

@@ -167,7 +167,8 @@ def fp64_reference(result: pb.ModelResult, device: DeviceAdapter, run64: Callabl
 
 
 def compare(accuracy: pb.Accuracy, eager_ref: Any, compiled: Any, fp64: Any, tolerance: float,
-            larger_multiplier_for_smaller_tensor: bool = False, part_names: Sequence[str] = ()) -> str:
+            larger_multiplier_for_smaller_tensor: bool = False, part_names: Sequence[str] = (),
+            iou_for_bool: bool = False) -> str:
     """Upstream's check (`torch._dynamo.utils.same`), recorded in `accuracy`; "pass" or "fail_accuracy".
     `part_names` name the top-level parts of a result list (`same` names dict keys, not list positions)."""
     accuracy.checked = True
@@ -175,7 +176,8 @@ def compare(accuracy: pb.Accuracy, eager_ref: Any, compiled: Any, fp64: Any, tol
 
     def check(ref: Any, res: Any, ref64: Any, log: Callable[..., None]) -> bool:
         return same(ref, res, fp64_ref=ref64, cos_similarity=accuracy.cosine, tol=tolerance, equal_nan=True,
-                    use_larger_multiplier_for_smaller_tensor=larger_multiplier_for_smaller_tensor, log_error=log)
+                    use_larger_multiplier_for_smaller_tensor=larger_multiplier_for_smaller_tensor,
+                    use_iou_for_bool=iou_for_bool, log_error=log)
 
     try:
         ok = check(eager_ref, compiled, fp64, lambda msg, *args: errors.append(msg % args if args else str(msg)))
@@ -452,7 +454,7 @@ class ModelRun:
             return "pass_due_to_skip"
         return compare(self.result.accuracy, eager_ref, result, fp64, tolerance,
                        self.entry.larger_multiplier_for_smaller_tensor,
-                       TRAINING_RESULT_PARTS if self.training else ())
+                       TRAINING_RESULT_PARTS if self.training else (), self.entry.use_iou_for_bool_masks)
 
     # -- helpers ----------------------------------------------------------------------------------
     @property

@@ -86,6 +86,18 @@ def test_the_fp64_reference_is_up_cast_as_upstream_does() -> None:
     assert compare(pb.Accuracy(), eager, compiled, [None, loss32], 0.01) == "fail_accuracy"
 
 
+def test_bool_masks_compare_by_iou_where_upstream_does() -> None:
+    """upstream's use_iou_for_bool_masks: a mask off by 1 pixel in 400 passes at IoU >= 0.99, and fails exact equality."""
+    mask = torch.zeros(20, 20, dtype=torch.bool)
+    mask[:, :10] = True
+    off = mask.clone()
+    off[0, 10] = True  # IoU 200/201
+    assert compare(pb.Accuracy(), [mask], [off], [mask], 1e-4, iou_for_bool=True) == "pass"
+    assert compare(pb.Accuracy(), [mask], [off], [mask], 1e-4) == "fail_accuracy"
+    off[:, 10] = True  # IoU 200/220
+    assert compare(pb.Accuracy(), [mask], [off], [mask], 1e-4, iou_for_bool=True) == "fail_accuracy"
+
+
 def test_eager_runs_agree_as_upstream_compares_them() -> None:
     """tol 0, NaN equal to NaN (torch.equal would call two NaN logits different), a raise means they differ."""
     logits = torch.tensor([1.0, float("nan")])

@@ -27,7 +27,7 @@ Bump "version" whenever the model list, a batch size, a tolerance or an expectat
 
 MANIFEST = {
     "suite": "torchbench",
-    "version": "1.7.0",
+    "version": "1.8.0",
     "accuracy_batch_size": 4,
     "training_accuracy_mode": "eval",
     "tolerance": {"training": 0.001, "inference": 0.0001},
@@ -198,6 +198,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_101_fpn": {
+            "use_iou_for_bool_masks": True,
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -208,6 +209,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_50_c4": {
+            "use_iou_for_bool_masks": True,
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -578,6 +580,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "vision_maskrcnn": {
+            "use_iou_for_bool_masks": True,
             "lists": ["training"],
             "accuracy_batch_size": "own",
             "modes": {"training": {"batch_size": 1}},
