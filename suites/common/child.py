@@ -40,7 +40,7 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.M
         entry = manifest.model(request.model)
         backend = get_backend(request.backend)
         device = get_device(request.device)
-        expected, _ = entry.expected_status(request.device, request.mode, request.backend)
+        expected, _ = request.expected_status(manifest)
         result.expected_status = statuses.to_enum(expected)
         reason = backend.unsupported_reason(request.device, request.mode) or \
             entry.skip_reason(request.device, request.mode, request.backend)

@@ -272,7 +272,7 @@ def _synthesized(request: ModelRequest, status: str, wall: float, log_path: Path
     result = pb.ModelResult(community_status=status, status=statuses.to_enum(status))
     try:
         manifest = load_manifest(request.suite)
-        expected, _ = manifest.model(request.model).expected_status(request.device, request.mode, request.backend)
+        expected, _ = request.expected_status(manifest)
         result.expected_status = statuses.to_enum(expected)
         request.fill_config(result, manifest)
         result.provenance.CopyFrom(base_provenance(request.device, manifest.version, manifest.sha256))

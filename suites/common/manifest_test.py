@@ -101,6 +101,8 @@ def test_expectations_and_skips_match_by_pattern(tmp_path: Path) -> None:
     entry = load_manifest("x", path).model("m")
     assert entry.expected_status("cuda", "inference", "inductor_cudagraphs") == ("fail_accuracy", "known bug")
     assert entry.expected_status("cpu", "inference", "inductor") == ("pass", "")
+    status, reason = entry.expected_status("cuda", "inference", "inductor_cudagraphs", checks_accuracy=False)
+    assert status == "pass" and "performance-only" in reason and "known bug" in reason
     assert entry.skip_reason("npu", "inference", "eager") == "needs CANN 8"
     assert "does not take part in training" in entry.skip_reason("cpu", "training", "eager")
     assert entry.skip_reason("cpu", "inference", "eager") is None

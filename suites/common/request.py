@@ -55,6 +55,11 @@ class ModelRequest:
                        measure_performance=self.plan in ("both", "performance"),
                        warmup_iterations=self.warmup, repeats=self.repeats)
 
+    def expected_status(self, manifest: Manifest) -> tuple[str, str]:
+        """The manifest's expected (status, reason) for this request's run."""
+        return manifest.model(self.model).expected_status(self.device, self.mode, self.backend,
+                                                          self.run_plan().check_accuracy)
+
     def result_id(self) -> str:
         key = "|".join(str(getattr(self, f.name)) for f in fields(self) if f.name not in ("repeats", "warmup"))
         return hashlib.sha256(key.encode()).hexdigest()[:32]
