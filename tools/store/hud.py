@@ -1,20 +1,23 @@
 """The HUD compiler dashboard's summary metrics, with the HUD's own rules (torchci compilerUtils).
 
-Per (suite, compiler, mode, dtype, device): pass rate over every record (a model passes when its
+Per (suite, compiler, mode, dtype, device): pass rate over every model (a model passes when its
 accuracy is pass/pass_due_to_skip/eager_variation AND its speedup is non-zero, or it is
-pass_due_to_skip; every record counts in the denominator); geometric mean speedup over passing models
+pass_due_to_skip; every model with a result counts in the denominator); geometric mean speedup over passing models
 with a non-zero speedup (no clipping); arithmetic means of compile latency and compression ratio over
 passing models with non-zero values. Our own "skipped" rows are excluded: upstream writes no row.
 A group in which no record has a speedup but some passed accuracy is an accuracy-only run (suites.run
 --plan accuracy): its pass rate is the accuracy pass rate, flagged as such, and it has no speed figures. A group of
 performance-only results (--plan performance) checked no accuracy: its pass rate says only which models ran, flagged.
+As on the HUD, a model counts once per run: where a run holds a model's checked result and a performance-only one
+(two invocations with --plan, as upstream's accuracy and performance CSVs), the verdict is the checked one's and
+the timings are whichever measured them.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tools.store.db import Database
 
@@ -54,6 +57,7 @@ class SummaryRow:
 @dataclass(frozen=True)
 class Record:
     """The fields of one stored result that the HUD's aggregates read."""
+    model: str
     suite: str
     compiler: str
     mode: str
@@ -67,7 +71,7 @@ class Record:
     performance_only: bool = False
 
 
-SUMMARY_COLUMNS = ("suite, hud_compiler, mode, dtype, device_type, device_name, community_status, speedup, "
+SUMMARY_COLUMNS = ("model, suite, hud_compiler, mode, dtype, device_type, device_name, community_status, speedup, "
                    "compilation_latency_s, compression_ratio, performance_only")
 
 
@@ -75,14 +79,18 @@ def summarize(db: Database, run_id: str, where: str = "", params: tuple[object, 
     """The HUD summary of one run; `where` (parameterised, from the dashboard's filters) narrows it."""
     rows = db.query(f"SELECT {SUMMARY_COLUMNS} FROM results WHERE run_id = ? AND community_status != 'skipped'"
                     + (f" AND {where}" if where else "")
-                    + " ORDER BY suite, hud_compiler, mode, dtype, device_type, device_name", (run_id, *params))
+                    + " ORDER BY suite, hud_compiler, mode, dtype, device_type, device_name, model, result_id",
+                    (run_id, *params))
     return summarize_records(Record(*row) for row in rows)
 
 
 def summarize_records(records: Iterable[Record]) -> list[SummaryRow]:
-    groups: dict[tuple[str, ...], list[Record]] = {}
+    per_model: dict[tuple[str, ...], list[Record]] = {}
     for r in records:
-        groups.setdefault((r.suite, r.compiler, r.mode, r.dtype, r.device, r.device_name), []).append(r)
+        per_model.setdefault((r.suite, r.compiler, r.mode, r.dtype, r.device, r.device_name, r.model), []).append(r)
+    groups: dict[tuple[str, ...], list[Record]] = {}
+    for key, model_records in per_model.items():
+        groups.setdefault(key[:-1], []).append(one_per_model(model_records))
     summary = []
     for (suite, compiler, mode, dtype, device, device_name), group in sorted(groups.items()):
         accuracy_only = not any(r.speedup for r in group) and any(r.status in PASSING for r in group)
@@ -98,6 +106,16 @@ def summarize_records(records: Iterable[Record]) -> list[SummaryRow]:
             device_name=device_name, accuracy_only=accuracy_only,
             performance_only=all(r.performance_only for r in group)))
     return summary
+
+
+def one_per_model(records: list[Record]) -> Record:
+    """One model's record in a run of several results for it: the verdict of the checked results (a failing one
+    over a passing one), the timings of the first that measured them."""
+    checked = [r for r in records if not r.performance_only] or records
+    verdict = next((r for r in checked if r.status not in PASSING), checked[0])
+    timed = next((r for r in (verdict, *records) if r.speedup), verdict)
+    return replace(verdict, speedup=timed.speedup, compile_s=timed.compile_s, compression=timed.compression,
+                   performance_only=all(r.performance_only for r in records))
 
 
 def passes(compiler: str, status: str, speedup: float, performance_measured: bool = True) -> bool:

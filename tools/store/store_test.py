@@ -218,6 +218,27 @@ def test_performance_only_run_is_flagged(tmp_path: Path, store_target: str) -> N
     assert (row.passed, row.total, row.performance_only) == (2, 3, False)
 
 
+def test_a_model_counts_once_per_run(tmp_path: Path, store_target: str) -> None:
+    """A run holding a model's checked result and a performance-only one (two --plan invocations into one run id,
+    as upstream's accuracy and performance CSVs): the HUD's one record per model, verdict from the check."""
+    timed_alone = make_result("a", "pass", 5.6, 440.0, 1.3)
+    timed_alone.config.performance_only = True
+    timed_alone.result_id = "r1-a-performance"
+    checked = make_result("a", "timeout")  # the checked run timed out: no timings of its own
+    passing = make_result("b", "pass", 2.0, 10.0, 1.2)
+    db = connect(store_target)
+    ingest(db, load_results([write(tmp_path, checked, passing), write(tmp_path, timed_alone, folder="perf")]))
+    (row,) = summarize(db, "r1")
+    assert (row.passed, row.total, row.performance_only) == (1, 2, False)  # "a" fails on its verdict
+    assert math.isclose(row.geomean_speedup, 2.0)
+    checked.community_status = "pass"
+    ingest(db, load_results([write(tmp_path, checked, folder="rechecked")]))
+    (row,) = summarize(db, "r1")  # "a" now passes, with the timings of its performance-only run
+    assert (row.passed, row.total) == (2, 2)
+    assert math.isclose(row.geomean_speedup, math.sqrt(5.6 * 2.0))
+    assert math.isclose(row.mean_compile_s, 225.0)
+
+
 def test_cli_round_trip_on_both_dialects(tmp_path: Path, store_target: str, capsys: pytest.CaptureFixture[str]) -> None:
     folder = write(tmp_path, make_result("a", "pass", 2.0, 10.0, 1.2), make_result("b", "fail_accuracy", 1.0))
     assert main(["--db", store_target, "ingest", str(folder)]) == 0
