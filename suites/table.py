@@ -32,7 +32,8 @@ def row(result: pb.ModelResult, label: str = "") -> list[str]:
     perf = result.performance
     ms = (lambda stats: f"{stats.median_s * 1000:.2f}") if perf.measured else (lambda _: "-")
     return [result.config.model + (f" ({label})" if label else ""), "training amp" if training else "inference bf16",
-            result.config.backend, result.community_status, f"{perf.speedup:.2f}x" if perf.measured else "-",
+            result.config.backend, result.community_status + (" (not checked)" if result.config.performance_only else ""),
+            f"{perf.speedup:.2f}x" if perf.measured else "-",
             f"{result.compile_time.compilation_latency_s:.1f}", f"{result.memory.compression_ratio:.2f}",
             f"{result.wall_time_s:.1f}", ms(perf.eager), ms(perf.compiled)]
 

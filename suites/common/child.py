@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import functools
 import importlib
 import os
 import sys
@@ -26,10 +27,13 @@ from suites.common.request import ModelRequest, add_request_arguments, request_f
 from suites.common.result_io import FAILURE_TEXT_CHARS, write_result
 
 
-def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.ModelResult:
+def run_request(request: ModelRequest, trace_prefix: Path | None = None,
+                timed_checkpoint: Path | None = None) -> pb.ModelResult:
     """Runs the request in this process and returns its classified result (never raises).
 
     `trace_prefix` (<out>/<stem>) names the profiler traces of a bottleneck analysis; None writes none.
+    `timed_checkpoint` receives the result as it stands once timing is done, before the accuracy work
+    (the launcher's scratch file: it keeps the timings of a child that then dies or hangs); None writes none.
     """
     start = time.time()
     result = pb.ModelResult()
@@ -66,7 +70,8 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.M
             else:
                 run = ModelRun(manifest, entry, request.mode, backend, device, request.smoke,
                                request.resolved_batch_size(manifest), plan, loader_module.build,
-                               trace_prefix, turns)
+                               trace_prefix, turns,
+                               functools.partial(_save, timed_checkpoint) if timed_checkpoint else None)
             result = run.run()
             result.expected_status = statuses.to_enum(expected)
     except Exception as exc:  # noqa: BLE001 (bad input and harness errors become infra_error results)
@@ -86,6 +91,12 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None) -> pb.M
     return result
 
 
+def _save(path: Path, result: pb.ModelResult) -> None:
+    partial = path.with_suffix(".partial")
+    partial.write_bytes(result.SerializeToString())
+    os.replace(partial, path)  # whole or absent: the parent may read it at any moment
+
+
 def _fill_config(result: pb.ModelResult, request: ModelRequest, manifest: Manifest | None) -> None:
     try:
         request.fill_config(result, manifest)
@@ -100,12 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     add_request_arguments(parser)
     parser.add_argument("--out", required=True, type=Path, help="directory for the result files")
     parser.add_argument("--stem", required=True, help="result file name without extension")
+    parser.add_argument("--timed-checkpoint", type=Path, help="where to save the timings before the accuracy work")
     args = parser.parse_args(argv)
     # A crash in native code (a compiler, a kernel launch) leaves its Python stack in the log, whose tail the
     # launcher puts into the crash result.
     faulthandler.enable()
     request = request_from_args(args)
-    result = run_request(request, args.out / args.stem)
+    result = run_request(request, args.out / args.stem, args.timed_checkpoint)
     write_result(result, args.out, args.stem)
     print(f"[child] {request.model} {request.mode} {request.backend}: {result.community_status}", flush=True)
     return 0

@@ -1,7 +1,8 @@
 """Runs a model request in a child process with a timeout; always returns a classified result.
 
 A child that hangs is killed (its whole process group) and classified `timeout`; one that dies from a
-signal or exits without writing its result is classified `crash`, with its log tail kept. When the launcher
+signal or exits without writing its result is classified `crash`, with its log tail kept; either keeps the timings
+the child measured before it died in its accuracy work (they are in a checkpoint it saves). When the launcher
 itself is stopped (an outer `timeout`), stop_running_children() kills every child still running, so none outlives
 it on the device, and writes each a `timeout` result that says the run was cut, not the model's own limit.
 A child is a fresh interpreter, or a fork of a pre-imported zygote (start_zygote) when the caller passes one.
@@ -57,6 +58,7 @@ class _Running:
     stem: str
     start: float
     turn_waits: Path
+    timed_checkpoint: Path
     options: LaunchOptions
 
 
@@ -86,7 +88,6 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     result_path = out_dir / f"{stem}.pb"
     result_path.unlink(missing_ok=True)
     log_path = out_dir / f"{stem}.log"
-    argv = [*request.to_args(), f"--out={out_dir}", f"--stem={stem}"]
     start = time.time()
     returncode: int | None = None
     turn_wait_s = 0.0
@@ -94,12 +95,14 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     with tempfile.TemporaryDirectory(prefix="parity-cache-") as fresh_cache:
         env = _with_cache(child_env(options.parallel_jobs), str(options.inductor_cache or fresh_cache))
         turn_waits = Path(fresh_cache) / "device-turn-waits"
+        timed_checkpoint = Path(fresh_cache) / "timed.pb"
+        argv = [*request.to_args(), f"--out={out_dir}", f"--stem={stem}", f"--timed-checkpoint={timed_checkpoint}"]
         if options.device_turns is not None:
             env[DEVICE_TURNS_ENV] = str(options.device_turns)
             env[DEVICE_TURN_WAITS_ENV] = str(turn_waits)
         child = _start(argv, log_path, env, options.zygote)
         with _running_lock:
-            _running[child.pid] = _Running(request, out_dir, stem, start, turn_waits, options)
+            _running[child.pid] = _Running(request, out_dir, stem, start, turn_waits, timed_checkpoint, options)
         try:
             returncode = _wait_own_time(child, options.timeout_s, turn_waits)
             turn_wait_s = reported_wait_s(turn_waits)
@@ -112,19 +115,20 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
             with _running_lock:
                 _running.pop(child.pid, None)
             _kill_group(child.pid)  # what is left: compile workers, as the child ends without teardown (exit_now)
-    wall = time.time() - start
-    if returncode is None and lost is None:
-        waited = f" (and {turn_wait_s:.0f} s waiting for the device's turn)" if turn_wait_s >= 0.5 else ""
-        result = _synthesized(request, "timeout", wall, log_path, pb.Failure(
-            phase=pb.PHASE_CHILD_PROCESS, message=f"no result within the {options.timeout_s:.0f} s timeout{waited}; killed"))
-    else:
-        try:
-            result = read_result(result_path)
-            result.phase_wall_s["process"] = max(0.0, wall - result.wall_time_s)  # the child timed the rest
-        except ResultFileError as exc:
-            failure = pb.Failure(phase=pb.PHASE_CHILD_PROCESS, message=f"no result, and {lost}") \
-                if returncode is None else _crash_failure(returncode, exc)
-            result = _synthesized(request, "crash", wall, log_path, failure)
+        wall = time.time() - start
+        if returncode is None and lost is None:
+            waited = f" (and {turn_wait_s:.0f} s waiting for the device's turn)" if turn_wait_s >= 0.5 else ""
+            result = _synthesized(request, "timeout", wall, log_path, pb.Failure(
+                phase=pb.PHASE_CHILD_PROCESS,
+                message=f"no result within the {options.timeout_s:.0f} s timeout{waited}; killed"), timed_checkpoint)
+        else:
+            try:
+                result = read_result(result_path)
+                result.phase_wall_s["process"] = max(0.0, wall - result.wall_time_s)  # the child timed the rest
+            except ResultFileError as exc:
+                failure = pb.Failure(phase=pb.PHASE_CHILD_PROCESS, message=f"no result, and {lost}") \
+                    if returncode is None else _crash_failure(returncode, exc)
+                result = _synthesized(request, "crash", wall, log_path, failure, timed_checkpoint)
     return _with_launch(result, wall, options)
 
 
@@ -221,8 +225,8 @@ def _cut_short(run: _Running, why: str) -> pb.ModelResult:
     failure = pb.Failure(phase=pb.PHASE_CHILD_PROCESS, message=(
         f"the run was stopped ({why}) after this model had run {wall:.0f} s{turns}, within its own "
         f"{run.options.timeout_s:.0f} s timeout; killed before it wrote a result"))
-    return _with_launch(_synthesized(run.request, "timeout", wall, run.out_dir / f"{run.stem}.log", failure),
-                        wall, run.options)
+    return _with_launch(_synthesized(run.request, "timeout", wall, run.out_dir / f"{run.stem}.log", failure,
+                                     run.timed_checkpoint), wall, run.options)
 
 
 def _kill(pid: int) -> None:
@@ -265,8 +269,10 @@ def _crash_failure(returncode: int, why: Exception) -> pb.Failure:
                       message=f"child exited with code {returncode} without a result ({why})")
 
 
-def _synthesized(request: ModelRequest, status: str, wall: float, log_path: Path, failure: pb.Failure) -> pb.ModelResult:
-    """A result written on the child's behalf, from what the parent knows without the child."""
+def _synthesized(request: ModelRequest, status: str, wall: float, log_path: Path, failure: pb.Failure,
+                 timed_checkpoint: Path) -> pb.ModelResult:
+    """A result written on the child's behalf, from what the parent knows without the child, and the timings the
+    child saved in `timed_checkpoint` before its accuracy work, if it got that far."""
     from suites.common.manifest import ManifestError, load_manifest
 
     result = pb.ModelResult(community_status=status, status=statuses.to_enum(status))
@@ -282,11 +288,32 @@ def _synthesized(request: ModelRequest, status: str, wall: float, log_path: Path
         result.provenance.device_name, result.provenance.device_arch = device
     if phase := phase_from_log(log_path):
         failure.message += f"; the last phase it began: {phase}"
+    if (timed := _read_checkpoint(timed_checkpoint)) is not None:
+        _copy_timings(result, timed)
+        result.phase_wall_s.update(timed.phase_wall_s)
+        failure.message += f"; its timing had finished ({timed.performance.speedup:.2f}x): those figures are kept"
     failure.log_tail = _tail(log_path)
     result.failure.CopyFrom(failure)
     result.provenance.start_time.FromSeconds(int(time.time() - wall))
     result.provenance.duration.FromMilliseconds(int(wall * 1000))
     return result
+
+
+def _read_checkpoint(path: Path) -> pb.ModelResult | None:
+    try:
+        return pb.ModelResult.FromString(path.read_bytes())
+    except FileNotFoundError:  # the child died or hung before its timing was done (or measured none)
+        return None
+
+
+def _copy_timings(into: pb.ModelResult, timed: pb.ModelResult) -> None:
+    """What a timing phase measured, from the result that measured it."""
+    for field in ("performance", "compile_time", "memory", "dynamo"):
+        getattr(into, field).CopyFrom(getattr(timed, field))
+    del into.fallback_ops[:]
+    into.fallback_ops.extend(timed.fallback_ops)
+    if timed.HasField("bottleneck"):  # analysed where the speedup was measured
+        into.bottleneck.CopyFrom(timed.bottleneck)
 
 
 def _head(path: Path) -> str:
@@ -327,12 +354,7 @@ def _merge(accuracy: pb.ModelResult, performance: pb.ModelResult) -> pb.ModelRes
     merged.CopyFrom(accuracy)
     if not accuracy.HasField("failure") and performance.HasField("failure") and accuracy.community_status == "pass":
         merged.failure.CopyFrom(performance.failure)  # a perf-only failure is still worth reading
-    for field in ("performance", "compile_time", "memory", "dynamo"):
-        getattr(merged, field).CopyFrom(getattr(performance, field))
-    del merged.fallback_ops[:]
-    merged.fallback_ops.extend(performance.fallback_ops)
-    if performance.HasField("bottleneck"):  # analysed where the speedup was measured
-        merged.bottleneck.CopyFrom(performance.bottleneck)
+    _copy_timings(merged, performance)
     merged.config.split_processes = True
     merged.config.batch_size = performance.config.batch_size
     merged.config.repeats, merged.config.warmup_iterations = performance.config.repeats, performance.config.warmup_iterations

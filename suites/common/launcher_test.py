@@ -34,6 +34,7 @@ CASES = {
     "raises_in_forward": "eager_fail_to_run",
     "device_oom": "eager_fail_to_run",
     "raises_when_checked": "eager_1st_run_fail",
+    "killed_when_checked": "crash",
     "not_deterministic": "eager_two_runs_differ",
     "differs_when_compiled": "fail_accuracy",
     "updates_its_state": "pass",
@@ -144,6 +145,17 @@ def test_phase_line_round_trips_and_the_last_one_counts(tmp_path: Path) -> None:
     log.write_text("died during its imports\n")
     assert phase_from_log(log) is None
     assert phase_from_log(tmp_path / "absent.log") is None
+
+
+def test_a_child_killed_in_its_check_keeps_its_timings(results: dict[str, tuple[pb.ModelResult, Path]]) -> None:
+    """Timed, then killed in the accuracy check: the crash result keeps what the timing measured."""
+    result = results["killed_when_checked"][0]
+    assert "SIGKILL" in result.failure.message and "those figures are kept" in result.failure.message
+    assert result.performance.measured and result.performance.speedup > 0
+    assert result.performance.compiled.samples == 2 and result.dynamo.unique_graphs >= 1
+    assert {"load", "performance"} <= set(result.phase_wall_s)
+    assert "the last phase it began: fp64_reference" in result.failure.message
+    assert not results["killed"][0].performance.measured  # killed at load: nothing was timed
 
 
 def test_hang_is_killed_at_the_timeout(results: dict[str, tuple[pb.ModelResult, Path]]) -> None:

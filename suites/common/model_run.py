@@ -235,13 +235,16 @@ def record_performance(result: pb.ModelResult, device: DeviceAdapter, samples: t
 class ModelRun:
     def __init__(self, manifest: Manifest, entry: ModelEntry, mode: str, backend: Backend, device: DeviceAdapter,
                  smoke: bool, batch_size: int, plan: RunPlan, loader: Loader, trace_prefix: Path | None = None,
-                 turns: DeviceTurns | None = None) -> None:
+                 turns: DeviceTurns | None = None, after_timing: Callable[[pb.ModelResult], None] | None = None) -> None:
         if not entry.device_graphs:  # the model opts out of device graphs (upstream's disable_cudagraph)
             backend = dataclasses.replace(backend, device_graphs=False)
         self.manifest, self.entry, self.mode, self.backend, self.device = manifest, entry, mode, backend, device
         self.smoke, self.batch_size, self.plan, self.loader = smoke, batch_size, plan, loader
         self.trace_prefix = trace_prefix  # <out>/<stem>: profiler traces of a bottleneck analysis go next to the result
         self.turns = turns or DeviceTurns(None)  # shared with models run side by side, else the device is ours
+        # Called with the result so far once timing is done and accuracy work follows: the child saves it, so that
+        # a crash or timeout in the check still reports the timings (upstream measures them in a process of their own).
+        self.after_timing = after_timing
         self.speedup_target = bottleneck.target_for(entry.speedup_target)  # read early: a bad override fails first
         self.training = mode == "training"
         self.result = pb.ModelResult()
@@ -326,6 +329,8 @@ class ModelRun:
                             self._analyse(model, inputs, {"eager": iteration, "compiled": compiled},
                                           f"speedup {self.result.performance.speedup:.3g} < target "
                                           f"{self.speedup_target:g}")
+            if self.plan.measure_performance and pristine is not None and self.after_timing is not None:
+                self.after_timing(self.result)
             if pristine is None:
                 accuracy.detail = ("not compared: upstream's accuracy.skip.large_models" if self.plan.check_accuracy
                                    else PERFORMANCE_ONLY_DETAIL)

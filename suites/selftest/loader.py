@@ -49,6 +49,16 @@ class RaisesWhenChecked(TinyMlp):
         return super().forward(x)
 
 
+class KilledWhenChecked(TinyMlp):
+    """Runs while timed, then its process is killed (as by the kernel's OOM killer) once the accuracy check turns
+    deterministic algorithms on: the parent's crash result must keep the timings already measured."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.are_deterministic_algorithms_enabled():
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().forward(x)
+
+
 class DiffersWhenCompiled(TinyMlp):
     """Computes something else under torch.compile: the accuracy check must catch it."""
 
@@ -123,7 +133,8 @@ def _misbehave_at_load(behaviour: str) -> None:
 
 
 _MODULES = {"raises_in_forward": RaisesInForward, "device_oom": DeviceOutOfMemory,
-            "raises_when_checked": RaisesWhenChecked, "differs_when_compiled": DiffersWhenCompiled,
+            "raises_when_checked": RaisesWhenChecked, "killed_when_checked": KilledWhenChecked,
+            "differs_when_compiled": DiffersWhenCompiled,
             "not_deterministic": NotDeterministic,
             "slow_fallback": PointwiseChain, "updates_its_state": UpdatesItsState}
 

@@ -5,7 +5,7 @@ Data only; see suites/selftest/loader.py for what each model does.
 
 MANIFEST = {
     "suite": "selftest",
-    "version": "1.2.0",
+    "version": "1.3.0",
     "accuracy_batch_size": 4,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -55,6 +55,12 @@ MANIFEST = {
             "build": {"behaviour": "raises_when_checked"},
             "smoke": {"batch_size": 4, "build": {"behaviour": "raises_when_checked"}},
             "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_1st_run_fail", "reason": "runs while timed, raises in the accuracy check's first eager run (deterministic algorithms on)"}],
+        },
+        "killed_when_checked": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "killed_when_checked"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "killed_when_checked"}},
+            "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "crash", "reason": "timed, then SIGKILL in the accuracy check: the parent's crash result keeps the timings"}],
         },
         "device_oom": {
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
