@@ -62,16 +62,16 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None,
             plan = request.run_plan()
             loader_module = importlib.import_module(f"suites.{request.suite}.loader")
             turns = DeviceTurns.from_env()  # set when models run side by side take turns on the device
+            after_timing = functools.partial(_save, timed_checkpoint) if timed_checkpoint else None
             if entry.workload == "generation":  # LLM entries: timed through generate()
                 from suites.common.generation_run import GenerationRun
 
                 run = GenerationRun(manifest, entry, backend, device, request.smoke, plan,
-                                    loader_module.build_generation, turns)
+                                    loader_module.build_generation, turns, after_timing)
             else:
                 run = ModelRun(manifest, entry, request.mode, backend, device, request.smoke,
                                request.resolved_batch_size(manifest), plan, loader_module.build,
-                               trace_prefix, turns,
-                               functools.partial(_save, timed_checkpoint) if timed_checkpoint else None)
+                               trace_prefix, turns, after_timing)
             result = run.run()
             result.expected_status = statuses.to_enum(expected)
     except Exception as exc:  # noqa: BLE001 (bad input and harness errors become infra_error results)

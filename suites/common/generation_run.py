@@ -81,10 +81,12 @@ def _logits(model: torch.nn.Module, inputs: dict[str, Any]) -> torch.Tensor:
 
 class GenerationRun:
     def __init__(self, manifest: Manifest, entry: ModelEntry, backend: Backend, device: DeviceAdapter, smoke: bool,
-                 plan: RunPlan, loader: GenerationLoader, turns: DeviceTurns | None = None) -> None:
+                 plan: RunPlan, loader: GenerationLoader, turns: DeviceTurns | None = None,
+                 after_timing: Callable[[pb.ModelResult], None] | None = None) -> None:
         self.manifest, self.entry, self.backend, self.device = manifest, entry, backend, device
         self.smoke, self.plan, self.loader = smoke, plan, loader
         self.turns = turns or DeviceTurns(None)  # as in ModelRun
+        self.after_timing = after_timing  # as in ModelRun
         self.result = pb.ModelResult()
 
     def run(self) -> pb.ModelResult:
@@ -112,6 +114,8 @@ class GenerationRun:
                     self._performance(model, generate_inputs, work)
             if not self.plan.check_accuracy:
                 return "pass"
+            if self.plan.measure_performance and self.after_timing is not None:
+                self.after_timing(self.result)
             self.device.prepare_deterministic_runs()
             with accuracy_settings(deterministic_algorithms=self.entry.deterministic_algorithms):
                 with _uncompiled(model):

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from proto.codegen import ensure_generated
 
 ensure_generated()
 
+from parity.v1 import results_pb2 as pb  # noqa: E402
 from suites.common.child import run_request  # noqa: E402
 from suites.common.request import ModelRequest  # noqa: E402
 
 
-def test_generation_run_times_generate_and_checks_logits() -> None:
+def test_generation_run_times_generate_and_checks_logits(tmp_path: Path) -> None:
     request = ModelRequest(suite="huggingface", model="Qwen/Qwen3-0.6B", mode="inference", backend="eager",
                            device="cpu", smoke=True, repeats=2, warmup=1)
-    result = run_request(request)
+    result = run_request(request, timed_checkpoint=tmp_path / "timed.pb")
     assert result.community_status == "pass", result.failure.message
     assert result.accuracy.checked and result.accuracy.fp64_reference and result.accuracy.eager_runs_identical
     gen = result.generation
@@ -22,6 +25,8 @@ def test_generation_run_times_generate_and_checks_logits() -> None:
     assert gen.eager_tokens_per_s > 0 and gen.compiled_tokens_per_s > 0
     perf = result.performance
     assert perf.measured and perf.eager.samples == perf.compiled.samples == 2 and perf.speedup > 0
+    saved = pb.ModelResult.FromString((tmp_path / "timed.pb").read_bytes())  # before the accuracy work
+    assert saved.performance == perf and not saved.accuracy.checked
 
 
 def test_generation_entries_take_no_part_in_training() -> None:
