@@ -17,7 +17,7 @@ from tools.dashboard import sample_runs
 from tools.dashboard.app import Dashboard
 from tools.dashboard.pages import PAGES
 from tools.dashboard.server import make_server
-from tools.store.db import connect, count_results
+from tools.store.db import LoadedResult, connect, count_results, ingest
 from tools.store.store_fixtures import postgres, store_target  # noqa: F401 (fixtures)
 
 HOSTILE = [
@@ -128,3 +128,14 @@ def test_the_baseline_keeps_its_rows_under_a_device_or_backend_filter(dashboard:
     page = html.unescape(dashboard.respond(
         "/compare", f"run={sample_runs.NEW}&base={sample_runs.BASELINE}&backend=inductor&device=x86_64").body.decode())
     assert "NVIDIA H100: speedup" in page and "2.50x" in page  # model a's H100 speedup
+
+
+def test_a_performance_only_status_says_it_was_not_checked(dashboard: Dashboard, store_target: str) -> None:  # noqa: F811
+    """--plan performance checked no accuracy: its "pass" says only that the model ran, and the table says so."""
+    timed = sample_runs.result("r-timed", "a", "pass", start=900, speedup=1.5)
+    timed.config.performance_only = True
+    checked = sample_runs.result("r-timed", "b", "pass", start=900, speedup=1.2)
+    ingest(connect(store_target), [LoadedResult("timed", timed), LoadedResult("timed", checked)])
+    page = dashboard.respond("/models", "run=r-timed").body.decode()
+    assert 'data-status>pass (not checked)</td>' in page
+    assert page.count("(not checked)") == 1  # model b's check passed

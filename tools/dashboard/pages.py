@@ -176,7 +176,8 @@ def render_models(ctx: Context) -> str:
             f'<tr data-model="{esc(c.model)}" data-run="{esc(item.run_id)}">'
             f"<td>{esc(item.run_id)}</td><td>{esc(c.model)}</td><td>{esc(pb.Mode.Name(c.mode)[5:].lower())}</td>"
             f"<td>{esc(pb.Precision.Name(c.precision)[10:].lower())}</td><td>{esc(c.backend)}</td>"
-            f"<td>{esc(device_label(r))}</td><td class=\"{status_class}\" data-status>{esc(r.community_status)}</td>"
+            f"<td>{esc(device_label(r))}</td><td class=\"{status_class}\" data-status>{esc(r.community_status)}"
+            f"{' (not checked)' if c.performance_only else ''}</td>"
             f"<td>{esc(expected)}</td><td data-speedup>{fmt(r.performance.speedup, 2, 'x')}</td>"
             f"<td>{fmt(r.performance.abs_latency_ms, 3)}</td><td>{fmt(r.compile_time.compilation_latency_s)}</td>"
             f"<td>{'yes' if r.compile_time.cold_start or c.cold_start else 'no'}</td>"
