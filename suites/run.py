@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     mismatches = [r for r in results if r.status != r.expected_status]
     for r in mismatches:  # the reason is in the result file too, but the console is where a user looks first
         print(f"[parity] {r.config.model} {MODE_NAMES.get(r.config.mode, '')}: {r.community_status}, expected "
-              f"{statuses.to_string(r.expected_status)}: {_reason(r)}")
+              f"{statuses.to_string(r.expected_status)}: {_reason(r)}{checked_elsewhere(r)}")
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
 
@@ -176,6 +176,21 @@ def _reason(r: pb.ModelResult) -> str:
     """The failure's first line, else the accuracy detail's last (where the failing check is named)."""
     lines = r.failure.message.strip().splitlines()[:1] or r.accuracy.detail.strip().splitlines()[-1:]
     return (lines or ["no failure recorded"])[0][:160]
+
+
+def checked_elsewhere(r: pb.ModelResult) -> str:
+    """A note when the check ran at another batch size than upstream's accuracy run, whose statuses the
+    manifest's expectations are: at another size, a status need not agree with them."""
+    checked = r.config.accuracy_batch_size
+    try:
+        manifest = load_manifest(r.config.suite)
+        upstream = manifest.model(r.config.model).accuracy_batch_size_for(MODE_NAMES[r.config.mode],
+                                                                         manifest.accuracy_batch_size)
+    except (ManifestError, KeyError):  # an unknown suite, model or mode was named on its own line already
+        return ""
+    if not checked or checked == upstream:
+        return ""
+    return f" (checked at batch {checked}; upstream's statuses are at batch {upstream}, which --plan accuracy uses)"
 
 
 def _row(r: pb.ModelResult) -> str:

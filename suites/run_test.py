@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from suites.common.result_io import read_result
-from suites.run import main
+from parity.v1 import results_pb2 as pb
+from suites.run import checked_elsewhere, main
 
 
 @pytest.mark.parametrize("args, message", [
@@ -127,3 +128,19 @@ def _processes(marker: str) -> dict[int, int]:
 def _model_processes(marker: str) -> list[int]:
     """The run's model children: each leads its own session (the run and its zygote do not)."""
     return [pid for pid, session in _processes(marker).items() if pid == session]
+
+
+def test_a_check_at_another_batch_size_than_upstreams_says_so() -> None:
+    """HuggingFace's expectations are upstream's statuses at batch 1; a training check in the timed process ran at
+    the timed batch size, and a mismatch there is noted as such."""
+    result = pb.ModelResult()
+    result.config.suite, result.config.model, result.config.mode = "huggingface", "RobertaForCausalLM", pb.MODE_TRAINING
+    result.config.accuracy_batch_size = 16
+    assert checked_elsewhere(result) == (" (checked at batch 16; upstream's statuses are at batch 1, which --plan "
+                                         "accuracy uses)")
+    result.config.accuracy_batch_size = 1
+    assert checked_elsewhere(result) == ""
+    result.config.accuracy_batch_size = 0  # no check ran
+    assert checked_elsewhere(result) == ""
+    result.config.model = "NoSuchModel"
+    assert checked_elsewhere(result) == ""
