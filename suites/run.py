@@ -30,7 +30,7 @@ from compiler.backends import get_backend  # noqa: E402
 from compiler.devices.registry import known_devices  # noqa: E402
 from parity.v1 import results_pb2 as pb  # noqa: E402
 from suites.common.launcher import LaunchOptions, run_model, start_zygote, stop_running_children  # noqa: E402
-from suites.common.manifest import MODES, WORKLOADS, ManifestError, load_manifest  # noqa: E402
+from suites.common.manifest import MODES, WORKLOADS, Manifest, ManifestError, load_manifest  # noqa: E402
 from suites.common import status as statuses  # noqa: E402
 from suites.common.request import MODE_NAMES, PLANS, ModelRequest  # noqa: E402
 from suites.common.zygote import Zygote, ZygoteError  # noqa: E402
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     mismatches = [r for r in results if r.status != r.expected_status]
     for r in mismatches:  # the reason is in the result file too, but the console is where a user looks first
         print(f"[parity] {r.config.model} {MODE_NAMES.get(r.config.mode, '')}: {r.community_status}, expected "
-              f"{statuses.to_string(r.expected_status)}: {_reason(r)}{checked_elsewhere(r)}")
+              f"{statuses.to_string(r.expected_status)}: {_reason(r)}{checked_elsewhere(r, manifest)}")
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
 
@@ -178,15 +178,14 @@ def _reason(r: pb.ModelResult) -> str:
     return (lines or ["no failure recorded"])[0][:160]
 
 
-def checked_elsewhere(r: pb.ModelResult) -> str:
+def checked_elsewhere(r: pb.ModelResult, manifest: Manifest) -> str:
     """A note when the check ran at another batch size than upstream's accuracy run, whose statuses the
     manifest's expectations are: at another size, a status need not agree with them."""
     checked = r.config.accuracy_batch_size
     try:
-        manifest = load_manifest(r.config.suite)
         upstream = manifest.model(r.config.model).accuracy_batch_size_for(MODE_NAMES[r.config.mode],
                                                                          manifest.accuracy_batch_size)
-    except (ManifestError, KeyError):  # an unknown suite, model or mode was named on its own line already
+    except (ManifestError, KeyError):  # an unknown model or mode was named on its own line already
         return ""
     if not checked or checked == upstream:
         return ""

@@ -14,6 +14,7 @@ import pytest
 
 from suites.common.result_io import read_result
 from parity.v1 import results_pb2 as pb
+from suites.common.manifest import load_manifest
 from suites.run import checked_elsewhere, main
 
 
@@ -133,14 +134,15 @@ def _model_processes(marker: str) -> list[int]:
 def test_a_check_at_another_batch_size_than_upstreams_says_so() -> None:
     """HuggingFace's expectations are upstream's statuses at batch 1; a training check in the timed process ran at
     the timed batch size, and a mismatch there is noted as such."""
+    manifest = load_manifest("huggingface")
     result = pb.ModelResult()
     result.config.suite, result.config.model, result.config.mode = "huggingface", "RobertaForCausalLM", pb.MODE_TRAINING
     result.config.accuracy_batch_size = 16
-    assert checked_elsewhere(result) == (" (checked at batch 16; upstream's statuses are at batch 1, which --plan "
-                                         "accuracy uses)")
+    assert checked_elsewhere(result, manifest) == (" (checked at batch 16; upstream's statuses are at batch 1, "
+                                                   "which --plan accuracy uses)")
     result.config.accuracy_batch_size = 1
-    assert checked_elsewhere(result) == ""
+    assert checked_elsewhere(result, manifest) == ""
     result.config.accuracy_batch_size = 0  # no check ran
-    assert checked_elsewhere(result) == ""
+    assert checked_elsewhere(result, manifest) == ""
     result.config.model = "NoSuchModel"
-    assert checked_elsewhere(result) == ""
+    assert checked_elsewhere(result, manifest) == ""
