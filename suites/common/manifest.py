@@ -11,7 +11,8 @@ Each entry:
   tolerance  {mode: float}                        optional overrides of the suite default; a key "mode@device"
                                                   (e.g. "inference@cpu") holds that device's own (upstream's
                                                   higher_inference_cpu) and wins there over "mode"
-  optimizer  "adam" | "sgd"                       optional, default adam (upstream's BENCHMARK_USE_SGD -> sgd)
+  optimizer  "adam" | "sgd" | "none"              optional, default adam (upstream's BENCHMARK_USE_SGD -> sgd,
+                                                  CI_SKIP_OPTIMIZER -> none: training without an optimizer step)
   larger_multiplier_for_smaller_tensor  bool      optional
   use_iou_for_bool_masks  bool                    optional; bool outputs (masks) pass at IoU >= 0.99 instead of
                                                   exact equality (upstream's list of that name)
@@ -65,7 +66,7 @@ from compiler.starlark_data import StarlarkDataError, load_bzl_literals
 from suites.common.status import COMMUNITY_STATUSES
 
 MODES = ("training", "inference")
-OPTIMIZERS = ("adam", "sgd")
+OPTIMIZERS = ("adam", "sgd", "none")
 WORKLOADS = ("forward", "generation")
 SUITES_DIR = Path(__file__).resolve().parent.parent
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import weakref
@@ -19,7 +20,7 @@ from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import load_manifest
 from suites.common.model_run import ModelRun, compare, eager_runs_agree, fp64_reference
 from suites.common.request import RunPlan
-from suites.common.workload import TRAINING_RESULT_PARTS, Workload
+from suites.common.workload import TRAINING_RESULT_PARTS, Iteration, Workload, make_optimizer
 
 
 @pytest.mark.parametrize(("mode", "timed_model_kept"), [("training", False), ("inference", True)])
@@ -53,6 +54,19 @@ def test_the_timed_model_is_gone_when_training_accuracy_work_starts(monkeypatch:
     assert result.community_status == "pass", result.failure.message
     assert result.performance.measured and result.accuracy.checked
     assert alive_at_reference == [timed_model_kept]
+
+
+@pytest.mark.parametrize(("optimizer", "parameters_move"), [("sgd", True), ("none", False)])
+def test_a_training_step_moves_the_parameters_only_with_an_optimizer(optimizer: str, parameters_move: bool) -> None:
+    """"none" is upstream's CI_SKIP_OPTIMIZER: gradients, and no step (Adam's capturable state wants an
+    accelerator, so SGD stands for the optimizers here)."""
+    model = torch.nn.Linear(4, 2)
+    before = [p.detach().clone() for p in model.parameters()]
+    iteration = Iteration(True, contextlib.nullcontext, lambda output: output.sum())
+    iteration.optimizer = make_optimizer(optimizer, model)
+    iteration(model, (torch.randn(3, 4),))
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters())
+    assert any(not torch.equal(b, p) for b, p in zip(before, model.parameters())) == parameters_move
 
 
 def test_a_failed_comparison_names_the_failing_part() -> None:

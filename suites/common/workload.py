@@ -67,8 +67,11 @@ class Iteration:
 TRAINING_RESULT_PARTS = ("prediction", "loss", "gradients", "parameters", "buffers")
 
 
-def make_optimizer(kind: str, model: torch.nn.Module) -> torch.optim.Optimizer:
-    """Upstream's choice: SGD(lr=0.01) with an uncompiled step, or Adam(lr=0.01, capturable, foreach)."""
+def make_optimizer(kind: str, model: torch.nn.Module) -> torch.optim.Optimizer | None:
+    """Upstream's choice: SGD(lr=0.01) with an uncompiled step, Adam(lr=0.01, capturable, foreach), or none
+    (CI_SKIP_OPTIMIZER: the step ends with the backward pass and the parameters stay as they were)."""
+    if kind == "none":
+        return None
     params = list(model.parameters())
     if kind == "sgd":
         optimizer = torch.optim.SGD(params, lr=0.01, foreach=True)

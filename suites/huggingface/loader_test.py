@@ -67,6 +67,7 @@ def test_batch_sizes_sequence_lengths_and_tolerances_are_the_communitys() -> Non
     assert sgd == {"AlbertForMaskedLM", "BartForCausalLM", "ElectraForCausalLM", "M2M100ForConditionalGeneration",
                    "MBartForCausalLM", "OPTForCausalLM", "PLBartForCausalLM", "PegasusForCausalLM", "TrOCRForCausalLM",
                    "XGLMForCausalLM"}
+    assert {n for n, e in MANIFEST.models.items() if e.optimizer == "none"} == {"MobileBertForMaskedLM"}
     for name in LLM_ENTRIES - {"openai/whisper-tiny"}:
         generation = MANIFEST.model(name).build["generation"]
         assert generation == {"prompt_length": 1000, "max_new_tokens": 2000, "cache_implementation": "static"}, name
