@@ -18,9 +18,13 @@ def write_message(message: Message, directory: Path, stem: str, suffix: str = MO
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{stem}{suffix}"
     text_path = directory / f"{stem}{suffix.removesuffix('.pb')}.txtpb"
-    for target, payload in ((path, message.SerializeToString()),
-                            (text_path, text_format.MessageToString(message).encode())):
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_bytes(payload)
-        os.replace(tmp, target)
+    write_atomically(path, message.SerializeToString())
+    write_atomically(text_path, text_format.MessageToString(message).encode())
     return path
+
+
+def write_atomically(path: Path, payload: bytes) -> None:
+    """A temporary name, then a rename: a reader, even one in another process, sees the whole file or none."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(payload)
+    os.replace(tmp, path)

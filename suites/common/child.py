@@ -18,6 +18,7 @@ from pathlib import Path
 from compiler.backends import get_backend
 from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
+from proto.result_files import write_atomically
 from suites.common import status as statuses
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, load_manifest
@@ -92,9 +93,7 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None,
 
 
 def _save(path: Path, result: pb.ModelResult) -> None:
-    partial = path.with_suffix(".partial")
-    partial.write_bytes(result.SerializeToString())
-    os.replace(partial, path)  # whole or absent: the parent may read it at any moment
+    write_atomically(path, result.SerializeToString())  # the parent may read it at any moment
 
 
 def _fill_config(result: pb.ModelResult, request: ModelRequest, manifest: Manifest | None) -> None:
