@@ -32,7 +32,10 @@ from parity.v1 import results_pb2 as pb  # noqa: E402
 from suites.common.launcher import LaunchOptions, run_model, start_zygote, stop_running_children  # noqa: E402
 from suites.common.manifest import MODES, WORKLOADS, Manifest, ManifestError, load_manifest  # noqa: E402
 from suites.common import status as statuses  # noqa: E402
+from suites.common import cpu_sets  # noqa: E402
+from suites.common.cpu_sets import CpuSplit  # noqa: E402
 from suites.common.request import MODE_NAMES, PLANS, ModelRequest  # noqa: E402
+from suites.common.sampling import DEFAULT_TARGET_REL_WIDTH, DEFAULT_TIME_CAP_S, SamplingPolicy  # noqa: E402
 from suites.common.zygote import Zygote, ZygoteError  # noqa: E402
 
 
@@ -74,6 +77,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="start every model child as a new interpreter instead of forking it from one that has "
                              "imported the harness and model library already (saves those imports per model)")
     parser.add_argument("--run-id", default="", help="groups results in the store (default: host and time)")
+    parser.add_argument("--timing-target", type=float, default=DEFAULT_TARGET_REL_WIDTH, metavar="WIDTH",
+                        help="after the first --repeats pairs, time further rounds until the speedup's 95%% interval "
+                             "spans at most this share of it (default %(default)s) ...")
+    parser.add_argument("--timing-cap-s", type=float, default=DEFAULT_TIME_CAP_S, metavar="S",
+                        help="... or the timing loop has run this long (default %(default)s; 0: one round only)")
+    parser.add_argument("--timing-cpus", type=int, default=None, metavar="N",
+                        help="cores kept for the timing loop, which nothing else of the run uses (default: 2 on a "
+                             "host of 8 or more, else 1; 0: no split). Not on the CPU device, whose timed work is "
+                             "the host's own")
+    parser.add_argument("--inductor-config", default="", metavar="JSON",
+                        help="Inductor options over the manifest's, e.g. '{\"pattern_matcher\": false}': a compiler "
+                             "variant for an A/B comparison; recorded in each result")
     return parser.parse_args(argv)
 
 
@@ -86,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         backend = get_backend(args.backend)
         _check_parallelism(args)
         shard, shards = _shard(args.shard)
+        cpus = _cpu_split(args)
+        _check_inductor_config(args.inductor_config)
+        SamplingPolicy(args.repeats, args.timing_target, args.timing_cap_s)  # a bad target or cap fails here
     except (ManifestError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -94,22 +112,26 @@ def main(argv: list[str] | None = None) -> int:
     names = [name for name in args.model or sorted(manifest.models)
              if args.workload in (None, manifest.models[name].workload)][shard::shards]
     todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
-    zygote = None if args.fresh_processes or not todo else _start_zygote(args.suite, args.jobs)
+    zygote = None if args.fresh_processes or not todo else _start_zygote(args.suite, args.jobs, cpus)
     turns_dir = tempfile.TemporaryDirectory(prefix="parity-turns-")  # goes with the run
     timed = args.split_processes or args.plan != "accuracy"
     take_turns = timed and (args.jobs > 1 or args.device_lock is not None)
     lock = args.device_lock or Path(turns_dir.name) / "device.lock"
     options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
                             split_processes=args.split_processes, parallel_jobs=args.jobs,
-                            device_turns=lock if take_turns else None, zygote=zygote)
+                            device_turns=lock if take_turns else None, zygote=zygote, cpus=cpus)
     side_by_side = f", {args.jobs} at a time" if args.jobs > 1 else ""
     side_by_side += f", taking turns on the device ({lock})" if take_turns else ""
+    side_by_side += f", timing on cores {cpus.to_env().replace('/', ', the rest on ')}" if cpus else ""
+    side_by_side += f", Inductor variant {args.inductor_config}" if args.inductor_config else ""
     print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(todo)} runs, backend {backend.name} "
           f"({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, plan {args.plan}"
           f"{side_by_side}, run {run_id}", flush=True)
     requests = [ModelRequest(suite=args.suite, model=name, mode=mode, backend=backend.name, device=args.device,
                              smoke=args.smoke, batch_size=args.batch_size, plan=args.plan, repeats=args.repeats,
-                             warmup=args.warmup, run_id=run_id) for name, mode in todo]
+                             warmup=args.warmup, run_id=run_id, timing_target=args.timing_target,
+                             timing_cap_s=args.timing_cap_s, inductor_config=args.inductor_config)
+                for name, mode in todo]
     results: list[pb.ModelResult] = [pb.ModelResult()] * len(requests)
     previous = {stop: signal.signal(stop, _stopped) for stop in (signal.SIGTERM, signal.SIGINT)}
     try:
@@ -134,9 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if mismatches else 0
 
 
-def _start_zygote(suite: str, jobs: int) -> Zygote | None:
+def _start_zygote(suite: str, jobs: int, cpus: CpuSplit | None) -> Zygote | None:
     try:
-        zygote = start_zygote(suite, jobs)
+        zygote = start_zygote(suite, jobs, cpus)
     except ZygoteError as exc:
         print(f"[parity] {exc}; every model starts a fresh interpreter instead", file=sys.stderr, flush=True)
         return None
@@ -153,6 +175,23 @@ def _stopped(signum: int, _frame: object) -> None:
     print(f"[parity] stopped by {why}: killed {killed} running model process(es), each with a timeout result "
           "that says so; finished results are in place", file=sys.stderr, flush=True)
     os._exit(128 + signum)
+
+
+def _cpu_split(args: argparse.Namespace) -> CpuSplit | None:
+    """Timing cores apart from the rest, on an accelerator; None on the CPU device or with --timing-cpus 0."""
+    if args.device == "cpu" or args.timing_cpus == 0:
+        return None
+    found = cpu_sets.split(timing_cores=args.timing_cpus)
+    return found if found.isolated else None
+
+
+def _check_inductor_config(text: str) -> None:
+    import torch._inductor.config as inductor_config
+
+    overrides = ModelRequest("", "", "inference", "", "", inductor_config=text).inductor_overrides()
+    unknown = sorted(name for name in overrides if not hasattr(inductor_config, name.split(".")[0]))
+    if unknown:
+        raise ValueError(f"--inductor-config names options torch._inductor.config does not have: {', '.join(unknown)}")
 
 
 def _shard(text: str) -> tuple[int, int]:

@@ -14,6 +14,8 @@
 #   timing-c             why single-process eager was slower: performance-only runs with and without
 #                        CUBLAS_WORKSPACE_CONFIG exported (the launcher set it for accuracy children before
 #                        commit 73a8a74), and a profiled single run (every model analysed)
+#   verdicts SUITE RUN...  the A/A, A/B and spread runs of the verdict rule: RUN is aN (as it is), b (an Inductor
+#                        variant) or before (timing without its own cores); see the section below
 #   accuracy SUITE [MODE [MODEL...]]  accuracy only, at upstream's accuracy batch size (each manifest's
 #                        accuracy_batch_size): the check whose statuses compare with the community's. MODE:
 #                        inference, training or both (the default); default models: every forward entry. JOBS=N at
@@ -131,6 +133,27 @@ case "$section" in
       done
       PARITY_BOTTLENECK_TARGET=100 "${timm[@]}" --mode inference --timeout 150 --run-id "h200-single-profiled-$run_tag" \
         --out "$out/single-profiled" --model "$model"
+    done ;;
+  verdicts)
+    # The runs behind the verdict rule (README.md, "How a verdict is decided"): BF16 inference, performance only,
+    # every forward entry, JOBS (default 4) at a time taking turns, timing capped at CAP s (default 10) per model.
+    # RUN: aN the suite as it is (the first fills a compile cache, later ones start warm from it); b the Inductor
+    # variant VARIANT (default: layout optimisation off, which slows convolutions), its own cold cache; before:
+    # timing as before the timing cores, one round of 30 pairs on shared cores, warm.
+    suite=${2:?verdicts SUITE RUN...}
+    for run in "${@:3}"; do
+      case "$run" in
+        a*) extra=(--inductor-cache "/tmp/verdict-cache-$suite") ;;
+        b) extra=(--inductor-config "${VARIANT:-{\"layout_optimization\": false\}}") ;;
+        before) extra=(--inductor-cache "/tmp/verdict-cache-$suite" --timing-cpus 0 --timing-cap-s 0) ;;
+        *) echo "verdicts: unknown run $run (aN, b or before)" >&2; exit 2 ;;
+      esac
+      start=$SECONDS
+      python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode inference \
+        --plan performance --workload forward --jobs "${JOBS:-4}" --timeout "${MODEL_TIMEOUT:-300}" \
+        --timing-cap-s "${CAP:-10}" "${extra[@]}" --run-id "verdict-$suite-$run-$run_tag" --out "$out/$suite-$run" \
+        >"$out/$suite-$run.log" 2>&1
+      echo "[verdicts] $suite $run: exit $?, $((SECONDS - start)) s; $(tail -1 "$out/$suite-$run.log")"
     done ;;
   accuracy)
     suite=${2:?accuracy SUITE [MODE [MODEL...]]}; mode=${3:-both}

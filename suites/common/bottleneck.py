@@ -143,6 +143,37 @@ def profile_iteration(fn: Callable[..., Any], model: torch.nn.Module, inputs: An
     return run, measure
 
 
+def record_eager_idle_share(timing: pb.Timing, device: Any, iteration: Callable[[], Any]) -> None:
+    """How host-bound the eager side is: 1 - (union of the device's kernel intervals in one profiled eager
+    iteration) / (the median unprofiled eager sample). The profiler slows the host, not the kernels, so the busy
+    time is the device's own and the wall time is the timed one. Never raises: what failed goes into the method."""
+    if device.type == "cpu":
+        return  # the device is the host: there is no idle device to measure
+    try:
+        from torch.autograd import DeviceType
+
+        device.synchronize()
+        with torch.profiler.profile(activities=_activities(device.type)) as prof:
+            iteration()
+            device.synchronize()
+        spans = sorted((e.time_range.start, e.time_range.end) for e in prof.events()
+                       if e.device_type != DeviceType.CPU and not e.is_async)
+    except Exception as exc:  # noqa: BLE001 (a profiler failure must not fail the model)
+        timing.idle_share_method = f"not measured: the profiler failed ({type(exc).__name__}: {exc})"[:300]
+        return
+    if not spans:
+        timing.idle_share_method = f"not measured: the profiler saw no {device.type} kernels"
+        return
+    busy_us, end = 0.0, float("-inf")
+    for start, stop in spans:  # union of intervals: kernels on several streams overlap
+        busy_us += max(0.0, stop - max(start, end))
+        end = max(end, stop)
+    wall_s = timing.eager_median_s.point
+    timing.eager_device_idle_share = min(1.0, max(0.0, 1.0 - busy_us / 1e6 / wall_s)) if wall_s > 0 else 0.0
+    timing.idle_share_method = (f"1 - union of {device.type} kernel time in one profiled eager iteration / median "
+                                "eager sample")
+
+
 def analyse(result: pb.ModelResult, identity: tuple[str, str, str, str, str], trigger: str, device_graphs: bool,
             runs: Callable[[str, Path | None], tuple[pb.ProfiledRun, str]], trace_prefix: Path | None) -> None:
     """Fills result.bottleneck; never raises (a profiler failure is recorded, the model's status stays).

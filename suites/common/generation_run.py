@@ -25,6 +25,7 @@ from compiler.backends import Backend
 from compiler.devices.base import DeviceAdapter
 from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
+from suites.common import cpu_sets, sampling
 from suites.common.compile_stats import CounterWindow
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, ModelEntry
@@ -91,7 +92,7 @@ class GenerationRun:
 
     def run(self) -> pb.ModelResult:
         """Fills self.result; never raises for a model failure (it becomes a status)."""
-        with self.turns.taken():
+        with self.turns.taken(), torch._inductor.config.patch(dict(self.plan.inductor_overrides)):
             return run_classified(self.result, self._experiment)
 
     def _experiment(self) -> str:
@@ -165,16 +166,13 @@ class GenerationRun:
         turn_wait_s = self.turns.waited_s - waited_before
         gen.eager_new_tokens, gen.compiled_new_tokens = work.new_tokens(eager_tokens), work.new_tokens(compiled_tokens)
         gen.same_tokens = bool(torch.equal(eager_tokens, compiled_tokens))
-        eager_samples, compiled_samples = [], []
         # Like upstream's torch._dynamo.run: timing never compiles; a guard failure runs eagerly.
         with _classified(pb.PHASE_TIMING, "fail_to_run", "OOM", self.device):
-            for _ in range(self.plan.repeats):  # interleaved, to even out clock and load drift
-                with torch.compiler.set_stance("force_eager"):
-                    eager_samples.append(self._timed(model, inputs, work))
-                with torch.compiler.set_stance("eager_on_recompile"):
-                    compiled_samples.append(self._timed(model, inputs, work))
-        record_performance(self.result, self.device, (eager_samples, compiled_samples),
-                           (eager_warmup_s, compiled_warmup_s), (eager_peak, compiled_peak), turn_wait_s)
+            sampled = sampling.sample(lambda: self._timed(model, inputs, work, "force_eager"),
+                                      lambda: self._timed(model, inputs, work, "eager_on_recompile"),
+                                      self.plan.sampling, cpu_sets.from_environment())
+        record_performance(self.result, self.device, sampled, (eager_warmup_s, compiled_warmup_s),
+                           (eager_peak, compiled_peak), turn_wait_s)
         gen.eager_tokens_per_s = gen.eager_new_tokens / perf.eager.median_s
         gen.compiled_tokens_per_s = gen.compiled_new_tokens / perf.compiled.median_s
 
@@ -187,13 +185,14 @@ class GenerationRun:
             elapsed = time.perf_counter() - start
         return elapsed, self.device.peak_memory_gb(), tokens.cpu()
 
-    def _timed(self, model: torch.nn.Module, inputs: dict[str, Any], work: GenerationWorkload) -> float:
-        self.device.synchronize()
-        reset_rng_state()
-        start = time.perf_counter()
-        work.generate(model, inputs)
-        self.device.synchronize()
-        return time.perf_counter() - start
+    def _timed(self, model: torch.nn.Module, inputs: dict[str, Any], work: GenerationWorkload, stance: str) -> float:
+        with torch.compiler.set_stance(stance):
+            self.device.synchronize()
+            reset_rng_state()
+            start = time.perf_counter()
+            work.generate(model, inputs)
+            self.device.synchronize()
+            return time.perf_counter() - start
 
     @contextlib.contextmanager
     def _compile_window(self) -> Iterator[None]:

@@ -23,6 +23,8 @@ from typing import Protocol
 
 from parity.v1 import results_pb2 as pb
 from suites.common import status as statuses
+from suites.common.cpu_sets import ENV_VAR as CPU_SETS_ENV
+from suites.common.cpu_sets import CpuSplit
 from suites.common.device_turns import ENV_VAR as DEVICE_TURNS_ENV
 from suites.common.device_turns import WAITS_ENV_VAR as DEVICE_TURN_WAITS_ENV
 from suites.common.device_turns import reported_wait_s
@@ -48,6 +50,7 @@ class LaunchOptions:
     parallel_jobs: int = 1              # children running at once
     device_turns: Path | None = None    # the lock file children running at once take turns on the device with
     zygote: Zygote | None = None        # forks pre-imported children (start_zygote); None: a fresh interpreter each
+    cpus: CpuSplit | None = None        # timing cores apart from the rest (suites/common/cpu_sets.py); None: no split
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,7 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
     turn_wait_s = 0.0
     lost: ZygoteError | None = None
     with tempfile.TemporaryDirectory(prefix="parity-cache-") as fresh_cache:
-        env = _with_cache(child_env(options.parallel_jobs), str(options.inductor_cache or fresh_cache))
+        env = _with_cache(child_env(options.parallel_jobs, options.cpus), str(options.inductor_cache or fresh_cache))
         turn_waits = Path(fresh_cache) / "device-turn-waits"
         timed_checkpoint = Path(fresh_cache) / "timed.pb"
         argv = [*request.to_args(), f"--out={out_dir}", f"--stem={stem}", f"--timed-checkpoint={timed_checkpoint}"]
@@ -196,9 +199,9 @@ def _start(argv: list[str], log_path: Path, env: dict[str, str], zygote: Zygote 
         return _FreshChild(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True))
 
 
-def start_zygote(suite: str, parallel_jobs: int) -> Zygote:
+def start_zygote(suite: str, parallel_jobs: int, cpus: CpuSplit | None = None) -> Zygote:
     """A pre-imported parent for the children of one run of `suite` (suites/common/zygote.py); the caller closes it."""
-    return Zygote(preload=["suites.common.child", f"suites.{suite}.loader"], env=child_env(parallel_jobs))
+    return Zygote(preload=["suites.common.child", f"suites.{suite}.loader"], env=child_env(parallel_jobs, cpus))
 
 
 def stop_running_children(why: str) -> int:
@@ -245,11 +248,15 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def child_env(parallel_jobs: int) -> dict[str, str]:
-    """The environment of every model child of a run (each adds its own compile caches)."""
+def child_env(parallel_jobs: int, cpus: CpuSplit | None = None) -> dict[str, str]:
+    """The environment of every model child of a run (each adds its own compile caches). With `cpus`, children
+    time on the timing cores and do everything else, compiles included, on the others (suites/common/cpu_sets.py)."""
     env = dict(os.environ)
+    compile_cores = len(cpus.other) if cpus is not None else (os.cpu_count() or 1)
+    if cpus is not None:
+        env[CPU_SETS_ENV] = cpus.to_env()
     if parallel_jobs > 1:  # children side by side share the host's cores instead of each taking all of them
-        env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", str(max(1, (os.cpu_count() or 1) // parallel_jobs)))
+        env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", str(max(1, compile_cores // parallel_jobs)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # the child imports what we import
     env["PYTHONUNBUFFERED"] = "1"
     return env

@@ -29,13 +29,14 @@ from compiler.fallback.force import forced_fallbacks
 from compiler.fallback.policy import policy_for
 from compiler.inductor_fallbacks import record_fallback_kernels
 from parity.v1 import results_pb2 as pb
-from suites.common import bottleneck
+from suites.common import bottleneck, cpu_sets, sampling
 from suites.common.compile_stats import CounterWindow
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import ACCURACY_VERDICTS, Manifest, ModelEntry
 from suites.common.provenance import phase_line
 from suites.common.request import RunPlan
 from suites.common.result_io import FAILURE_TEXT_CHARS
+from suites.common.sampling import Sampled
 from suites.common.settings import accuracy_settings, performance_settings
 from suites.common.workload import TRAINING_RESULT_PARTS, Iteration, Workload, cast_floats, make_optimizer, \
     to_device
@@ -213,17 +214,19 @@ def _failed_parts(eager_ref: Any, compiled: Any, fp64: Any, check: Callable[...,
     return lines
 
 
-def record_performance(result: pb.ModelResult, device: DeviceAdapter, samples: tuple[list[float], list[float]],
+def record_performance(result: pb.ModelResult, device: DeviceAdapter, sampled: Sampled,
                        warmup_s: tuple[float, float], peak_gb: tuple[float, float], turn_wait_s: float = 0.0) -> None:
-    """The community's figures from (eager, compiled) pairs: median-ratio speedup, compile latency (compiled
-    warm-up minus eager warm-up, less the compiled warm-up's wait for the device's turn), peak memory and
-    compression ratio."""
+    """The community's figures from the first round of (eager, compiled) pairs: median-ratio speedup, compile
+    latency (compiled warm-up minus eager warm-up, less the compiled warm-up's wait for the device's turn), peak
+    memory and compression ratio; and every sample with the intervals they give (Performance.timing)."""
     perf, ct, mem = result.performance, result.compile_time, result.memory
     perf.measured = True
-    perf.eager.CopyFrom(_stats(samples[0]))
-    perf.compiled.CopyFrom(_stats(samples[1]))
+    eager, compiled = sampled.first_round()
+    perf.eager.CopyFrom(_stats(eager))
+    perf.compiled.CopyFrom(_stats(compiled))
     perf.speedup = perf.eager.median_s / perf.compiled.median_s
     perf.abs_latency_ms = perf.compiled.median_s * 1000
+    sampled.fill(perf.timing)
     ct.eager_warmup_s, ct.compiled_warmup_s = warmup_s
     ct.device_turn_wait_s = turn_wait_s
     ct.compilation_latency_s = warmup_s[1] - turn_wait_s - warmup_s[0]
@@ -292,8 +295,8 @@ class ModelRun:
                                      reduced_precision=self._checks_timed_artifact,
                                      reduced_precision_reductions=self.entry.reduced_precision_reductions)
 
-        with grad_mode, torch._inductor.config.patch(self.entry.inductor_config), \
-                forced_fallbacks(self._fallback_policy):
+        inductor_options = {**self.entry.inductor_config, **dict(self.plan.inductor_overrides)}  # a variant's win
+        with grad_mode, torch._inductor.config.patch(inductor_options), forced_fallbacks(self._fallback_policy):
             # The accuracy work gets the model as loaded (fp32, untrained), kept on the host while timing runs.
             pristine = copy.deepcopy(model).to("cpu") if compares else None
             if pristine is not None:  # upstream checks TorchBench training in eval mode (manifest.py)
@@ -414,14 +417,16 @@ class ModelRun:
         with self._first_compile():
             compiled_warmup_s, compiled_peak = self._warmup(compiled, model, inputs, pb.PHASE_COMPILE)
         turn_wait_s = self.turns.waited_s - waited_before
-        eager_samples, compiled_samples = [], []
         # Like upstream's torch._dynamo.run: timing never compiles; a guard failure runs eagerly.
         with _classified(pb.PHASE_TIMING, "fail_to_run", "OOM", device), torch.compiler.set_stance("eager_on_recompile"):
-            for _ in range(plan.repeats):  # interleaved, to even out clock and load drift
-                eager_samples.append(self._timed(iteration, model, inputs))
-                compiled_samples.append(self._timed(compiled, model, inputs))
-        record_performance(self.result, device, (eager_samples, compiled_samples), (eager_warmup_s, compiled_warmup_s),
-                           (eager_peak, compiled_peak), turn_wait_s)
+            # Interleaved, to even out clock and load drift; on cores of its own (suites/common/cpu_sets.py).
+            sampled = sampling.sample(lambda: self._timed(iteration, model, inputs),
+                                      lambda: self._timed(compiled, model, inputs), plan.sampling,
+                                      cpu_sets.from_environment())
+            record_performance(self.result, device, sampled, (eager_warmup_s, compiled_warmup_s),
+                               (eager_peak, compiled_peak), turn_wait_s)
+            bottleneck.record_eager_idle_share(self.result.performance.timing, device,
+                                               lambda: iteration(model, inputs, collect_outputs=False))
 
     def _analyse(self, model: torch.nn.Module, inputs: Any, fns: dict[str, Callable[..., Any]], trigger: str) -> None:
         """Profiles one eager and one compiled iteration (suites/common/bottleneck.py); never compiles, never raises."""

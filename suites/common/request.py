@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 from dataclasses import dataclass, fields
 
 from parity.v1 import results_pb2 as pb
 from suites.common.manifest import MODES, Manifest
+from suites.common.sampling import DEFAULT_TARGET_REL_WIDTH, DEFAULT_TIME_CAP_S, SamplingPolicy
 
 PRECISION_OF_MODE = {"training": pb.PRECISION_AMP, "inference": pb.PRECISION_BFLOAT16}
 MODE_ENUMS = {"training": pb.MODE_TRAINING, "inference": pb.MODE_INFERENCE}
@@ -24,6 +26,13 @@ class RunPlan:
     accuracy_iterations: int = 2
     warmup_iterations: int = 5
     repeats: int = 30
+    timing_target: float = DEFAULT_TARGET_REL_WIDTH  # more rounds of `repeats` pairs until the interval is this narrow
+    timing_cap_s: float = DEFAULT_TIME_CAP_S         # ... or the timing loop has run this long
+    inductor_overrides: tuple[tuple[str, object], ...] = ()  # over the manifest's options: a compiler variant
+
+    @property
+    def sampling(self) -> SamplingPolicy:
+        return SamplingPolicy(self.repeats, self.timing_target, self.timing_cap_s)
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,11 @@ class ModelRequest:
     repeats: int = 30
     warmup: int = 5
     run_id: str = ""
+    timing_target: float = DEFAULT_TARGET_REL_WIDTH
+    timing_cap_s: float = DEFAULT_TIME_CAP_S
+    # Inductor options over the manifest's, as JSON (e.g. '{"pattern_matcher": false}'): a compiler variant, for an
+    # A/B comparison. Part of the result's identity; the result records it (RunConfig.inductor_overrides).
+    inductor_config: str = ""
 
     def resolved_batch_size(self, manifest: Manifest) -> int:
         if self.batch_size:
@@ -53,7 +67,21 @@ class ModelRequest:
     def run_plan(self) -> RunPlan:
         return RunPlan(check_accuracy=self.plan in ("both", "accuracy"),
                        measure_performance=self.plan in ("both", "performance"),
-                       warmup_iterations=self.warmup, repeats=self.repeats)
+                       warmup_iterations=self.warmup, repeats=self.repeats, timing_target=self.timing_target,
+                       timing_cap_s=self.timing_cap_s, inductor_overrides=tuple(self.inductor_overrides().items()))
+
+    def inductor_overrides(self) -> dict[str, object]:
+        """The Inductor options this request sets over the manifest's; a clear error for malformed JSON."""
+        if not self.inductor_config:
+            return {}
+        try:
+            found = json.loads(self.inductor_config)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--inductor-config must be a JSON object, e.g. '{{\"pattern_matcher\": false}}': "
+                             f"{exc}") from None
+        if not isinstance(found, dict):
+            raise ValueError(f"--inductor-config must be a JSON object of option: value, not {self.inductor_config!r}")
+        return found
 
     def expected_status(self, manifest: Manifest) -> tuple[str, str]:
         """The manifest's expected (status, reason) for this request's run."""
@@ -61,7 +89,11 @@ class ModelRequest:
                                                           self.run_plan().check_accuracy)
 
     def result_id(self) -> str:
-        key = "|".join(str(getattr(self, f.name)) for f in fields(self) if f.name not in ("repeats", "warmup"))
+        # How long it timed does not change what ran; a compiler variant does (and is left out when unset, so that
+        # the ids of results from before the option existed stay as they were).
+        untimed = ("repeats", "warmup", "timing_target", "timing_cap_s") + (() if self.inductor_config else
+                                                                            ("inductor_config",))
+        key = "|".join(str(getattr(self, f.name)) for f in fields(self) if f.name not in untimed)
         return hashlib.sha256(key.encode()).hexdigest()[:32]
 
     def file_stem(self) -> str:
@@ -90,7 +122,8 @@ class ModelRequest:
             warmup_iterations=self.warmup if plan.measure_performance else 0,
             accuracy_iterations=plan.accuracy_iterations if plan.check_accuracy else 0,
             accuracy_batch_size=self.resolved_batch_size(manifest) if plan.check_accuracy else 0,
-            split_processes=self.plan != "both", performance_only=not plan.check_accuracy))
+            split_processes=self.plan != "both", performance_only=not plan.check_accuracy,
+            inductor_overrides=self.inductor_config))
 
 
 def add_request_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,6 +138,9 @@ def add_request_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--run-id", default="")
+    parser.add_argument("--timing-target", type=float, default=DEFAULT_TARGET_REL_WIDTH)
+    parser.add_argument("--timing-cap-s", type=float, default=DEFAULT_TIME_CAP_S)
+    parser.add_argument("--inductor-config", default="")
 
 
 def request_from_args(args: argparse.Namespace) -> ModelRequest:
