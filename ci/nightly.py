@@ -14,7 +14,8 @@
    nightly-<date>-<device>), and the store's HUD summary is printed.
 5. ARCHIVE/<date>/<device>/report.md: failures grouped by signature (with log paths), retried targets,
    and the regression report against the previous nightly in the archive: tests that newly fail or
-   were fixed, and the store's HUD comparison of the two runs when the store CLI offers one.
+   were fixed, and the store's HUD comparison of the two runs when the store CLI offers one; then Parity's
+   performance verdicts per model against the previous nightly's run (`python -m tools.store verdicts`).
    nightly.json beside it holds the per-target facts the next nightly compares against.
 Exit code: 0 when every target passed in the end, 1 otherwise, Bazel's code for build errors.
 """
@@ -159,7 +160,7 @@ class Night:
         self.ingest(final)
         previous = self.previous_night()
         report = render_report(self.run_id, records, previous, self.store_comparison(previous),
-                               time.monotonic() - started)
+                               time.monotonic() - started, self.performance_verdicts(previous))
         (self.root / "report.md").write_text(report)
         (self.root / "nightly.json").write_text(json.dumps([asdict(r) for r in records], indent=1))
         print(report)
@@ -222,6 +223,22 @@ class Night:
                  f"\n\nDashboard export failed (exit {done.returncode}): {done.stderr.strip()[-300:]}. {served}")
         return text
 
+    def performance_verdicts(self, previous: tuple[str, list[TargetRecord]] | None) -> str:
+        """Parity's verdict per model (tools/store/verdicts.py) against the previous nightly's run, from the store
+        CLI; otherwise one line that says why there is none."""
+        if previous is None:
+            return "None: no earlier nightly of this device in the archive to compare with."
+        if self.args.no_store:
+            return "None: the store was skipped (--no-store)."
+        base = f"nightly-{previous[0]}-{self.args.device}"
+        done = subprocess.run([sys.executable, "-m", "tools.store", "--db", str(self.args.db), "verdicts",
+                               "--run-id", self.run_id, "--base", base], cwd=REPO, capture_output=True, text=True)
+        if done.returncode != 0:
+            return f"None: `python -m tools.store verdicts` exited {done.returncode}: {done.stderr.strip()[-300:]}"
+        # A fixed-width table: a code block keeps its columns in markdown.
+        return ("The HUD's 5% rule is the community-compatible column; tools/store/verdicts.py says how Parity "
+                f"decides.\n\n```\n{done.stdout.rstrip()}\n```")
+
 
 def hud_comparison(new: list, base: list, base_id: str) -> str:
     """A markdown table of the HUD summary cells, new vs base, each flagged by the HUD's change rule."""
@@ -249,7 +266,7 @@ def hud_comparison(new: list, base: list, base_id: str) -> str:
 
 
 def render_report(run_id: str, records: list[TargetRecord], previous: tuple[str, list[TargetRecord]] | None,
-                  store_comparison: str, elapsed_s: float) -> str:
+                  store_comparison: str, elapsed_s: float, verdicts: str = "") -> str:
     passed = [r for r in records if r.kind == Kind.PASSED.value]
     failed = [r for r in records if r.kind != Kind.PASSED.value]
     retried = [r for r in records if r.attempts > 1]
@@ -283,6 +300,7 @@ def render_report(run_id: str, records: list[TargetRecord], previous: tuple[str,
         lines += [f"- REGRESSION `{r.label}`: {r.signature}" for r in now_failing]
         lines += [f"- fixed `{r.label}`" for r in fixed]
         lines += ["", store_comparison, ""] if store_comparison else [""]
+    lines += ["## Performance verdicts", "", verdicts or "None: no verdicts were asked of the store.", ""]
     return "\n".join(lines)
 
 

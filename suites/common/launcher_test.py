@@ -16,6 +16,7 @@ import pytest
 
 from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
+from suites.common import cpu_sets
 from suites.common.device_turns import turn_is_free
 from suites.common.launcher import LaunchOptions, _tail, run_model, start_zygote
 from suites.common.provenance import device_from_log, device_line, phase_from_log, phase_line
@@ -240,3 +241,13 @@ def test_waiting_for_the_device_turn_does_not_count_towards_the_timeout(tmp_path
     assert hung.community_status == "timeout"
     assert healthy.community_status == "pass", healthy.failure.message
     assert healthy.wall_time_s > 40.0  # more than its timeout: the rest was the hanging sibling's turn
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores to keep one apart")
+def test_a_child_times_on_the_timing_cores_and_records_them(tmp_path: Path) -> None:
+    cpus = cpu_sets.split()
+    result = run_model(_request("healthy"), tmp_path, LaunchOptions(timeout_s=120, cpus=cpus))
+    timing = result.performance.timing
+    assert result.community_status == "pass"
+    assert (set(timing.timing_cpus), set(timing.other_cpus), timing.cpus_isolated) == (cpus.timing, cpus.other, True)
+    assert len(timing.eager_s) == len(timing.compiled_s) == 2 and timing.speedup.low <= timing.speedup.high

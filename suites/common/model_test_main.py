@@ -22,7 +22,6 @@ ensure_generated()
 from suites.common.launcher import LaunchOptions, run_model  # noqa: E402
 from suites.common import cpu_sets  # noqa: E402
 from suites.common.request import ModelRequest  # noqa: E402
-from suites.common.sampling import DEFAULT_TIME_CAP_S  # noqa: E402
 
 SMOKE_REPEATS, SMOKE_WARMUP = 3, 2  # smoke timings prove the path works; they are not benchmarks
 TIMEOUT_MARGIN_S = 30  # classify a hang ourselves before Bazel's own timeout kills us
@@ -41,8 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     timeout = bazel_timeout - TIMEOUT_MARGIN_S if bazel_timeout > 2 * TIMEOUT_MARGIN_S else 2000.0
     cache = os.environ.get("PARITY_INDUCTOR_CACHE")
     request = ModelRequest(suite=args.suite, model=args.model, mode=args.mode, backend=args.backend, device=device,
-                           smoke=smoke, repeats=SMOKE_REPEATS if smoke else 30, warmup=SMOKE_WARMUP if smoke else 5,
-                           timing_cap_s=0.0 if smoke else DEFAULT_TIME_CAP_S)
+                           smoke=smoke, repeats=SMOKE_REPEATS if smoke else 30, warmup=SMOKE_WARMUP if smoke else 5)
     cpus = cpu_sets.split() if device != "cpu" else None  # timing on cores of its own (not on the host device)
     result = run_model(request, out, LaunchOptions(timeout_s=timeout, inductor_cache=Path(cache) if cache else None,
                                                    cpus=cpus if cpus is not None and cpus.isolated else None))

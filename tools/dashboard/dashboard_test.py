@@ -153,6 +153,15 @@ def test_baseline_and_device_are_side_by_side(site: str, browser: Browser) -> No
     assert browser.evaluate("document.querySelector('[data-apart-count]').dataset.apartCount") == "1"
 
 
+def test_verdicts_page_draws_one_models_history(site: str, browser: Browser) -> None:
+    browser.goto(f"{site}/verdicts?run={sample_runs.NEW}&model=a&mode=inference")
+    assert browser.page_errors() == []
+    assert browser.evaluate("Chart.getChart('verdict-history').data.datasets.length") == 5
+    rows = browser.evaluate("Array.from(document.querySelectorAll('#verdicts tbody tr')).map("
+                            "r => [r.dataset.model, r.dataset.kind, r.dataset.hud])")
+    assert rows == [["a", "unknown", "improvement"]]  # the sample runs kept no timing samples: the HUD's rule only
+
+
 def test_static_export_matches_the_served_pages(store: str, tmp_path: Path, browser: Browser) -> None:
     Dashboard(store, default_run=sample_runs.NEW).export(tmp_path / "site")
     browser.goto((tmp_path / "site" / "index.html").as_uri())

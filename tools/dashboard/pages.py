@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -22,6 +23,8 @@ from tools.dashboard.signatures import is_failure, phase_name, risks, signature
 from tools.store.hud import (COMPRESSION_THRESHOLD, GEOMEAN_THRESHOLD, PASS_RATE_THRESHOLD, SummaryRow, change,
                              passes)
 from tools.store.db import Database, tracked_problems
+from tools.store.verdicts import (KINDS, Figure, Verdict, change_points, compare_runs, history_of, key_of,
+                                  noise_band)
 
 COMPILE_PHASES = (("dynamo_s", "Dynamo"), ("aot_autograd_s", "AOTAutograd"), ("inductor_s", "Inductor lowering"),
                   ("codegen_s", "codegen"), ("triton_compile_s", "Triton compile"), ("autotune_s", "autotune"))
@@ -155,7 +158,9 @@ def render_summary(ctx: Context) -> str:
     parts.append('<p class="legend">Cells read "new → base". Pass rate counts a model when its accuracy is pass, '
                  "pass_due_to_skip or eager_variation and its speedup is non-zero; the denominator is every model "
                  "with a row. Regression/improvement: a relative change past 5%. Base rows are matched on suite, "
-                 "compiler, mode, dtype and device: figures of different devices are never combined.</p>")
+                 "compiler, mode, dtype and device: figures of different devices are never combined. "
+                 "Parity's own per-model verdict, which weighs each change against its timing intervals and the "
+                 "model's noise, is on the Verdicts page.</p>")
     return "".join(parts)
 
 
@@ -326,6 +331,124 @@ def render_history(ctx: Context) -> str:
                      "pass rate", "geomean", "compile s", "compression"], rows, "history"))
 
 
+# ---------------------------------------------------------------- verdicts (tools/store/verdicts.py)
+
+VERDICT_RULE = ("Parity calls a regression or an improvement only when the two runs' speedup intervals (95% "
+                "bootstrap over the timing samples) do not overlap, the change exceeds the model's noise band "
+                "(3 robust deviations of its history since its last change point, at least 3%; the HUD's 5% until it has "
+                "3 runs there) and the "
+                "compiled latency moved the same way; a speedup that moved while the compiled latency did not is "
+                "the eager side moving (eager_moved). Results without timing samples get \"unknown\". The HUD's 5% "
+                "rule is shown beside it as the community-compatible column. The rule: tools/store/verdicts.py.")
+
+
+NO_CHANGE_POINTS = '<li class="empty">none found (a steady history, or fewer than 4 runs)</li>'
+
+
+def _interval(figure: Figure | None) -> str:
+    if figure is None:
+        return "–"
+    if not figure.has_interval:
+        return f"{figure.speedup:.3f}x (no samples)"
+    return f"{figure.point:.3f}x [{figure.low:.3f}, {figure.high:.3f}]"
+
+
+def _host_bound(v: Verdict) -> bool:
+    return any(f is not None and f.host_bound for f in (v.new, v.base))
+
+
+def _verdict_row(v: Verdict) -> str:
+    _, model, mode, _, _, device, _ = v.key
+    measured = v.new is not None and v.base is not None
+    return (f'<tr data-model="{esc(model)}" data-mode="{esc(mode)}" data-device="{esc(device)}" '
+            f'data-kind="{esc(v.kind)}" data-hud="{esc(v.hud)}">'
+            f"<td>{esc(model)}</td><td>{esc(mode)}</td><td>{esc(device)}</td>"
+            f'<td class="{esc(v.hud)}">{esc(v.hud or "–")}</td><td class="{esc(v.kind)}">{esc(v.kind)}</td>'
+            f"<td data-change>{f'{v.change * 100:+.1f}' if measured else '–'}</td>"
+            f"<td>{f'±{v.band * 100:.1f}' if v.band else '–'}</td>"
+            f"<td>{esc(_interval(v.base))}</td><td>{esc(_interval(v.new))}</td>"
+            f"<td>{'yes' if _host_bound(v) else 'no'}</td><td>{esc(v.evidence)}</td></tr>")
+
+
+def _run_start(db: Database, run_id: str) -> int:
+    return next((r.start_time for r in queries.runs(db) if r.run_id == run_id), 0)
+
+
+def _history_chart(db: Database, key: tuple[str, ...], until: int) -> str:
+    """One configuration's speedup per run up to `until`, its intervals, its current noise band and change points."""
+    figures: dict[str, Figure] = {}
+    for found in history_of(db, key, until):
+        figures.setdefault(found.run_id, found)  # a run once: its first result, as compare_runs reads it
+    history = list(figures.values())
+    if not history:
+        return '<p class="empty">No measured speedup of this configuration up to the selected run.</p>'
+    labels = [f.run_id for f in history]
+    values = [f.point if f.has_interval else f.speedup for f in history]
+    shifts = change_points(values)
+    start = shifts[-1] if shifts else 0
+    median = statistics.median(values[start:])  # the latest segment's level
+    band, why = noise_band(values)
+
+    def segment(level: float) -> list[float | None]:
+        return [round(level, 4) if i >= start else None for i in range(len(values))]
+
+    def line(label: str, data: list[float | None], colour: str, **extra: Any) -> dict[str, Any]:
+        return {"label": label, "data": data, "borderColor": colour, "backgroundColor": colour, "fill": False,
+                **extra}
+
+    config = {"type": "line", "data": {"labels": labels, "datasets": [
+        line("speedup", [round(v, 4) for v in values], PALETTE[0]),
+        line("interval low", [round(f.low, 4) if f.has_interval else None for f in history], PALETTE[3],
+             pointRadius=0, borderWidth=1),
+        line("interval high", [round(f.high, 4) if f.has_interval else None for f in history], PALETTE[3],
+             pointRadius=0, borderWidth=1),
+        line("noise band low", segment(median / (1 + band)), PALETTE[8], borderDash=[6, 4], pointRadius=0),
+        line("noise band high", segment(median * (1 + band)), PALETTE[8], borderDash=[6, 4], pointRadius=0)]},
+        "options": {"scales": {"y": {"title": {"display": True, "text": "speedup over eager"}}}}}
+    suite, model, mode, dtype, backend, device, variant = key
+    name = " / ".join(part for part in (suite, model, mode, dtype, backend, device, variant) if part)
+    items = [f'<li data-run="{esc(labels[i])}">{esc(labels[i])}: speedup {values[i - 1]:.3f}x before, '
+             f"{values[i]:.3f}x from this run</li>" for i in shifts]
+    return (chart("verdict-history", config, f"Speedup per run of {name}, with its interval and the noise band "
+                                             f"around the latest segment's median ({why})")
+            + "<h3>Change points</h3>"
+            + f'<ul id="change-points">{"".join(items) or NO_CHANGE_POINTS}</ul>')
+
+
+def render_verdicts(ctx: Context) -> str:
+    run = ctx.run
+    intro = f'<p class="legend" id="verdict-rule">{esc(VERDICT_RULE)}</p>'
+    if not run:
+        return intro + ('<p class="empty">The store holds no results yet: ingest some '
+                        "(python -m tools.store ingest).</p>")
+    base = ctx.filters.base or queries.default_base(ctx.db, run, ctx.filters)
+    if not base:
+        return intro + (f'<p class="empty">Run {esc(run)} has no base: no older run on the same device shares a '
+                        "configuration with it. Choose a base run to compare with.</p>")
+    # compare_runs takes run ids only: keep the keys the filters leave in the run, as the other pages' queries do.
+    shown = {key_of(item.result) for item in queries.results(ctx.db, ctx.filters.with_values(run=run))}
+    found = sorted((v for v in compare_runs(ctx.db, run, base) if v.key in shown),
+                   key=lambda v: (KINDS.index(v.kind), v.key))
+    parts = [intro, f'<p class="runs">new: <b data-run="new">{esc(run)}</b> · base: <b data-run="base">{esc(base)}'
+                    "</b></p>"]
+    if not found:
+        return "".join(parts) + '<p class="empty">No results match these filters in this run.</p>'
+    counts = ", ".join(f'<span data-count="{esc(kind)}">{sum(v.kind == kind for v in found)}</span> {esc(kind)}'
+                       for kind in KINDS)
+    parts.append(f'<p id="verdict-counts">{len(found)} model configurations. Parity: {counts}. The HUD\'s 5% rule '
+                 f'flags <span id="hud-flags">{sum(bool(v.hud) for v in found)}</span>.</p>')
+    model = ctx.filters.get("model")
+    if model:
+        keys = sorted(v.key for v in found)  # the filters leave this model's configurations; the first is charted
+        more = (f'<p class="note">Charted: the first of {len(keys)} configurations of {esc(model)}; narrow them '
+                "with the mode, dtype, backend or device filters.</p>" if len(keys) > 1 else "")
+        parts.append(more + _history_chart(ctx.db, keys[0], _run_start(ctx.db, run)))
+    headers = ["model", "mode", "device", "HUD 5% rule (community-compatible)", "Parity verdict", "change (%)",
+               "noise band (%)", "base interval", "new interval", "host-bound", "evidence"]
+    parts.append(table(headers, [_verdict_row(v) for v in found], "verdicts"))
+    return "".join(parts)
+
+
 # ---------------------------------------------------------------- baseline vs device
 
 def render_compare(ctx: Context) -> str:
@@ -489,6 +612,7 @@ PAGES: tuple[Page, ...] = (
     Page("breaks", "Graph breaks and fallbacks", render_breaks),
     Page("bottlenecks", "Bottlenecks", render_bottlenecks),
     Page("history", "History", render_history),
+    Page("verdicts", "Verdicts", render_verdicts, ("base",)),
     Page("compare", "Baseline vs device", render_compare, ("base",)),
     Page("opinfo", "OpInfo", render_opinfo),
 )

@@ -5,6 +5,8 @@
   python -m tools.store summary --db out/parity.db [--run-id ID]      (default: the newest run)
   python -m tools.store export-hud --db out/parity.db --run-id ID --out rows.json   (HUD v3 rows, JSON lines)
   python -m tools.store problems --db out/parity.db [--model M]      (tracked bottlenecks, first and last seen)
+  python -m tools.store verdicts --db out/parity.db --run-id NEW --base BASE   (regression, improvement or noise,
+      per model, beside the HUD's 5% rule; tools/store/verdicts.py says how a verdict is decided)
   python -m tools.store import-community --db out/parity.db --run-id h100-2026-12 --device-name "NVIDIA H100" \
       inductor_with_cudagraphs_timm_models_bfloat16_inference_cuda_h100_{accuracy,performance}.csv
 
@@ -31,6 +33,8 @@ from tools.store.db import (ORIGIN_COMMUNITY, IngestError, LoadedResult, StoreEr
                             load_results, newest_run, stored_results, tracked_problems)
 from tools.store.hud_interop import InteropError, import_community_csvs, to_hud_rows  # noqa: E402
 from tools.store.hud import render, summarize  # noqa: E402
+from tools.store.verdicts import compare_runs  # noqa: E402
+from tools.store.verdicts import render as render_verdicts  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,12 +61,15 @@ def main(argv: list[str] | None = None) -> int:
     import_cmd.add_argument("--device-name", required=True, help='e.g. "NVIDIA H100 80GB HBM3"')
     problems_cmd = sub.add_parser("problems", help="list tracked bottlenecks (one per signature)")
     problems_cmd.add_argument("--model", default="")
+    verdicts_cmd = sub.add_parser("verdicts", help="Parity's verdict per model between two runs, beside the HUD's")
+    verdicts_cmd.add_argument("--run-id", required=True, help="the new run")
+    verdicts_cmd.add_argument("--base", required=True, help="the run to compare with (same device)")
     for command in sub.choices.values():  # --db is accepted after the command too
         command.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
     args = parser.parse_args(argv)
     try:
         # Only ingest, import-community and migrate write; the others must not create a store at a mistyped path.
-        conn = connect(args.db, read_only=args.command in ("summary", "export-hud", "problems"))
+        conn = connect(args.db, read_only=args.command in ("summary", "export-hud", "problems", "verdicts"))
         if args.command == "migrate":
             print(f"{args.db}: schema version {conn.schema_version()}")
             return 0
@@ -105,6 +112,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{p.model} {p.mode} {p.backend} {p.device_type}: {p.cause}\n"
                       f"  signature {p.signature}\n  first seen {p.first_seen_run}, last seen {p.last_seen_run}, "
                       f"{p.results} results")
+            return 0
+        if args.command == "verdicts":
+            found = compare_runs(conn, args.run_id, args.base)
+            if not found:
+                print(f"error: run {args.run_id!r} has no results in {args.db}", file=sys.stderr)
+                return 2
+            print(f"Verdicts: run {args.run_id} against {args.base} ({args.db})")
+            print(render_verdicts(found))
             return 0
         run_id = args.run_id or newest_run(conn)
         if not run_id:

@@ -73,8 +73,26 @@ def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -
                             ("compilation_latency", result.compile_time.compilation_latency_s),
                             ("compression_ratio", mem.compression_ratio), ("eager_peak_mem", mem.eager_peak_gb),
                             ("dynamo_peak_mem", mem.compiled_peak_gb)):
-            rows.append(row("performance", {"name": name, "benchmark_values": [round(value, 6)], "extra_info": {}}))
+            extra = _interval_info(perf.timing) if name == "speedup" else {}
+            rows.append(row("performance", {"name": name, "benchmark_values": [round(value, 6)], "extra_info": extra}))
+        # Every sample, in rows of their own: the HUD reads none of these names, a reader of the rows gets the samples.
+        for name, samples in ((EAGER_SAMPLES, perf.timing.eager_s), (COMPILED_SAMPLES, perf.timing.compiled_s)):
+            if samples:
+                rows.append(row("performance", {"name": name, "benchmark_values": [s * 1000 for s in samples],
+                                                "extra_info": {"interleaved": "true"}}))
     return rows
+
+
+EAGER_SAMPLES, COMPILED_SAMPLES = "eager_latency_samples_ms", "compiled_latency_samples_ms"
+_INTERVAL_KEYS = ("point", "low", "high")
+
+
+def _interval_info(timing: pb.Timing) -> dict[str, str]:
+    """The speedup's interval as the HUD's string-valued extra_info; empty without samples."""
+    if not timing.eager_s:
+        return {}
+    return {**{f"interval_{k}": repr(getattr(timing.speedup, k)) for k in _INTERVAL_KEYS},
+            "confidence": repr(timing.confidence), "interval_method": timing.method}
 
 
 def import_community_csvs(paths: list[Path], run_id: str, device_name: str) -> list[pb.ModelResult]:
@@ -143,7 +161,10 @@ def _read_json_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
             raise InteropError(f"{path}:{number}: not an upstream benchmark JSON record ({exc!r})") from exc
         if name not in columns:
             columns.append(name)
-        rows.setdefault(model, {"name": model})[name] = str(values[0])
+        row = rows.setdefault(model, {"name": model})
+        row[name] = json.dumps(values) if name in (EAGER_SAMPLES, COMPILED_SAMPLES) else str(values[0])
+        row.update({f"speedup_{k}": str(v) for k, v in (metric.get("extra_info") or {}).items()
+                    if name == "speedup" and (k.startswith("interval_") or k == "confidence")})
         batch_size = ((record.get("benchmark") or {}).get("extra_info") or {}).get("batch_size")
         if batch_size is not None:
             rows[model]["batch_size"] = str(batch_size)
@@ -183,6 +204,24 @@ def _fill_performance(result: pb.ModelResult, row: dict[str, str]) -> None:
     result.memory.eager_peak_gb = _number(row, "eager_peak_mem")
     result.memory.compiled_peak_gb = _number(row, "dynamo_peak_mem")
     result.dynamo.graph_breaks = int(_number(row, "graph_breaks"))
+    _fill_timing(result.performance.timing, row)
+
+
+def _fill_timing(timing: pb.Timing, row: dict[str, str]) -> None:
+    """Samples and the speedup's interval, where the rows carry them (our own export does)."""
+    try:
+        eager, compiled = (json.loads(row.get(name) or "[]") for name in (EAGER_SAMPLES, COMPILED_SAMPLES))
+        timing.eager_s[:] = [float(v) / 1000 for v in eager]
+        timing.compiled_s[:] = [float(v) / 1000 for v in compiled]
+    except (ValueError, TypeError) as exc:
+        raise InteropError(f"{row.get('name')}: latency samples are not a list of numbers ({exc})") from exc
+    if len(timing.eager_s) != len(timing.compiled_s):
+        raise InteropError(f"{row.get('name')}: {len(timing.eager_s)} eager but {len(timing.compiled_s)} compiled "
+                           "samples; they come in pairs")
+    for key in _INTERVAL_KEYS:
+        setattr(timing.speedup, key, _number(row, f"speedup_interval_{key}"))
+    timing.confidence = _number(row, "speedup_confidence")
+    timing.method = row.get("speedup_interval_method", "")
 
 
 def _arch_tag(device_name: str) -> str:

@@ -169,3 +169,27 @@ def test_a_run_imported_in_halves_is_refused_not_overwritten(tmp_path: Path,
     assert "already holds other baseline results for 3 models" in capsys.readouterr().err
     assert main(["--db", str(db), "summary", "--run-id", "h100"]) == 0
     assert "33%, 1/3" in capsys.readouterr().out  # beit is still fail_accuracy
+
+
+def test_timing_samples_and_the_interval_round_trip_through_the_hud_rows(tmp_path: Path) -> None:
+    result = pb.ModelResult(result_id="r", run_id="r", community_status="pass")
+    result.config.CopyFrom(pb.RunConfig(suite="timm", model="repvgg_a2", mode=pb.MODE_INFERENCE,
+                                        precision=pb.PRECISION_BFLOAT16, hud_compiler="cudagraphs", device="cuda",
+                                        batch_size=128))
+    result.provenance.device_name = "NVIDIA H100"
+    perf = result.performance
+    perf.measured, perf.speedup, perf.abs_latency_ms = True, 2.0, 1.0
+    perf.timing.eager_s[:] = [2.0e-3, 2.2e-3, 1.9e-3]
+    perf.timing.compiled_s[:] = [1.0e-3, 1.1e-3, 0.9e-3]
+    perf.timing.speedup.CopyFrom(pb.Interval(point=2.0, low=1.8, high=2.3))
+    perf.timing.confidence, perf.timing.method = 0.95, "paired percentile bootstrap"
+    rows = to_hud_rows(result)
+    assert {r["metric"]["name"] for r in rows} >= {"speedup", "eager_latency_samples_ms", "compiled_latency_samples_ms"}
+    path = tmp_path / f"{PREFIX}_performance.json"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows if r["benchmark"]["extra_info"]["output"].endswith(
+        "_performance.csv")))
+    back = import_community_csvs([path], "again", "NVIDIA H100")[0].performance.timing
+    assert list(back.eager_s) == pytest.approx(list(perf.timing.eager_s))
+    assert list(back.compiled_s) == pytest.approx(list(perf.timing.compiled_s))
+    assert (back.speedup.point, back.speedup.low, back.speedup.high, back.confidence) == (2.0, 1.8, 2.3, 0.95)
+    assert back.method == "paired percentile bootstrap"
