@@ -23,8 +23,8 @@ from tools.dashboard.signatures import is_failure, phase_name, risks, signature
 from tools.store.hud import (COMPRESSION_THRESHOLD, GEOMEAN_THRESHOLD, PASS_RATE_THRESHOLD, SummaryRow, change,
                              passes)
 from tools.store.db import Database, tracked_problems
-from tools.store.verdicts import (KINDS, Figure, Verdict, change_points, compare_runs, history_of, key_of,
-                                  noise_band)
+from tools.store.verdicts import (HOST_BOUND_IDLE_SHARE, KINDS, Figure, Verdict, change_points, compare_runs,
+                                  history_of, key_of, noise_band)
 
 COMPILE_PHASES = (("dynamo_s", "Dynamo"), ("aot_autograd_s", "AOTAutograd"), ("inductor_s", "Inductor lowering"),
                   ("codegen_s", "codegen"), ("triton_compile_s", "Triton compile"), ("autotune_s", "autotune"))
@@ -61,6 +61,16 @@ def esc(value: object) -> str:
 
 def fmt(value: float, digits: int = 2, suffix: str = "") -> str:
     return f"{value:.{digits}f}{suffix}" if value else "–"
+
+
+def interval_text(timing: pb.Timing) -> str:
+    """The speedup's interval, its sample count, and why it may be wide (a host-bound eager side)."""
+    if not timing.eager_s:
+        return "–"
+    idle = timing.eager_device_idle_share
+    host = f", host-bound eager (device idle {idle:.0%})" if timing.idle_share_method.startswith("1 -") and \
+        idle > HOST_BOUND_IDLE_SHARE else ""
+    return f"{timing.speedup.low:.3f}–{timing.speedup.high:.3f} ({len(timing.eager_s)} pairs{host})"
 
 
 def device_label(result: pb.ModelResult) -> str:
@@ -169,7 +179,7 @@ def render_summary(ctx: Context) -> str:
 def render_models(ctx: Context) -> str:
     stored = queries.results(ctx.db, ctx.filters.with_values(run=ctx.run))
     headers = ["run", "model", "mode", "dtype", "backend", "device", "status", "expected", "speedup",
-               "latency ms", "compile s", "cold start", "compression", "eager GB", "compiled GB", "graph breaks",
+               "speedup 95% interval", "latency ms", "compile s", "cold start", "compression", "eager GB", "compiled GB", "graph breaks",
                "recompiles", "fallback ops", "risks", "bottleneck"]
     rows = []
     for item in stored:
@@ -184,6 +194,7 @@ def render_models(ctx: Context) -> str:
             f"<td>{esc(device_label(r))}</td><td class=\"{status_class}\" data-status>{esc(r.community_status)}"
             f"{' (not checked)' if c.performance_only else ''}</td>"
             f"<td>{esc(expected)}</td><td data-speedup>{fmt(r.performance.speedup, 2, 'x')}</td>"
+            f"<td data-interval>{esc(interval_text(r.performance.timing))}</td>"
             f"<td>{fmt(r.performance.abs_latency_ms, 3)}</td><td>{fmt(r.compile_time.compilation_latency_s)}</td>"
             f"<td>{'yes' if r.compile_time.cold_start or c.cold_start else 'no'}</td>"
             f"<td>{fmt(r.memory.compression_ratio)}</td><td>{fmt(r.memory.eager_peak_gb, 3)}</td>"
@@ -374,20 +385,25 @@ def _run_start(db: Database, run_id: str) -> int:
     return next((r.start_time for r in queries.runs(db) if r.run_id == run_id), 0)
 
 
-def _history_chart(db: Database, key: tuple[str, ...], until: int) -> str:
-    """One configuration's speedup per run up to `until`, its intervals, its current noise band and change points."""
+def _history_chart(db: Database, verdict: Verdict, until: int) -> str:
+    """The compared configuration's speedup per run up to `until`, its intervals, its current noise band and change
+    points; a variant's own point (verdict.base_key set) is drawn after the base configuration's history."""
+    key = verdict.base_key or verdict.key
     figures: dict[str, Figure] = {}
     for found in history_of(db, key, until):
         figures.setdefault(found.run_id, found)  # a run once: its first result, as compare_runs reads it
+    if verdict.base_key and verdict.new is not None:
+        figures.setdefault(verdict.new.run_id, verdict.new)
     history = list(figures.values())
     if not history:
         return '<p class="empty">No measured speedup of this configuration up to the selected run.</p>'
     labels = [f.run_id for f in history]
     values = [f.point if f.has_interval else f.speedup for f in history]
-    shifts = change_points(values)
+    own = values[:-1] if verdict.base_key else values  # the band and change points are the base configuration's
+    shifts = change_points(own)
     start = shifts[-1] if shifts else 0
-    median = statistics.median(values[start:])  # the latest segment's level
-    band, why = noise_band(values)
+    median = statistics.median(own[start:])  # the latest segment's level
+    band, why = noise_band(own)
 
     def segment(level: float) -> list[float | None]:
         return [round(level, 4) if i >= start else None for i in range(len(values))]
@@ -405,12 +421,12 @@ def _history_chart(db: Database, key: tuple[str, ...], until: int) -> str:
         line("noise band low", segment(median / (1 + band)), PALETTE[8], borderDash=[6, 4], pointRadius=0),
         line("noise band high", segment(median * (1 + band)), PALETTE[8], borderDash=[6, 4], pointRadius=0)]},
         "options": {"scales": {"y": {"title": {"display": True, "text": "speedup over eager"}}}}}
-    suite, model, mode, dtype, backend, device, variant = key
-    name = " / ".join(part for part in (suite, model, mode, dtype, backend, device, variant) if part)
+    name = " / ".join(part for part in key if part)
     items = [f'<li data-run="{esc(labels[i])}">{esc(labels[i])}: speedup {values[i - 1]:.3f}x before, '
              f"{values[i]:.3f}x from this run</li>" for i in shifts]
+    variant = f"; the last point is the variant {verdict.key[-1]}" if verdict.base_key else ""
     return (chart("verdict-history", config, f"Speedup per run of {name}, with its interval and the noise band "
-                                             f"around the latest segment's median ({why})")
+                                             f"around the latest segment's median ({why}){variant}")
             + "<h3>Change points</h3>"
             + f'<ul id="change-points">{"".join(items) or NO_CHANGE_POINTS}</ul>')
 
@@ -439,10 +455,11 @@ def render_verdicts(ctx: Context) -> str:
                  f'flags <span id="hud-flags">{sum(bool(v.hud) for v in found)}</span>.</p>')
     model = ctx.filters.get("model")
     if model:
-        keys = sorted(v.key for v in found)  # the filters leave this model's configurations; the first is charted
+        charted = min(found, key=lambda v: v.key)  # the filters leave this model's configurations; one is charted
+        keys = [v.key for v in found]
         more = (f'<p class="note">Charted: the first of {len(keys)} configurations of {esc(model)}; narrow them '
                 "with the mode, dtype, backend or device filters.</p>" if len(keys) > 1 else "")
-        parts.append(more + _history_chart(ctx.db, keys[0], _run_start(ctx.db, run)))
+        parts.append(more + _history_chart(ctx.db, charted, _run_start(ctx.db, run)))
     headers = ["model", "mode", "device", "HUD 5% rule (community-compatible)", "Parity verdict", "change (%)",
                "noise band (%)", "base interval", "new interval", "host-bound", "evidence"]
     parts.append(table(headers, [_verdict_row(v) for v in found], "verdicts"))

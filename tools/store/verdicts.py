@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from parity.v1 import results_pb2 as pb
 from tools.store.db import DTYPE_NAMES, MODE_NAMES, Database, parse_payload
@@ -71,6 +71,7 @@ class Verdict:
     new: Figure | None = None
     base: Figure | None = None
     change_points: tuple[str, ...] = field(default=())  # run ids where the history shifts
+    base_key: tuple[str, ...] = ()  # the configuration compared with, when not `key` (a variant against the base's)
 
     @property
     def model(self) -> str:
@@ -194,7 +195,8 @@ def compare_runs(db: Database, new_run: str, base_run: str) -> list[Verdict]:
         figure_base = base.get(base_key)
         until = figure_base.start_time if figure_base is not None else 0
         history = history_of(db, base_key, until) if figure_base is not None else []
-        verdicts.append(decide(key, figure_new, figure_base, history))
+        verdicts.append(replace(decide(key, figure_new, figure_base, history),
+                                base_key=base_key if base_key != key else ()))
     return verdicts
 
 
@@ -202,8 +204,9 @@ def render(verdicts: Sequence[Verdict]) -> str:
     """A plain table: Parity's verdict beside the HUD's 5% column, with the evidence."""
     lines = [f"{'model':38s} {'mode':9s} {'device':14s} {'HUD 5% rule':12s} {'Parity':12s} {'change':>8s}  evidence"]
     for v in verdicts:
+        shifts = f"; change points at {', '.join(v.change_points)}" if v.change_points else ""
         lines.append(f"{v.model[:38]:38s} {v.key[2]:9s} {v.key[5][:14]:14s} {v.hud or '-':12s} {v.kind:12s} "
-                     f"{v.change:+8.1%}  {v.evidence}")
+                     f"{v.change:+8.1%}  {v.evidence}{shifts}")
     counts = {kind: sum(v.kind == kind for v in verdicts) for kind in KINDS}
     hud_flags = sum(bool(v.hud) for v in verdicts)
     lines.append(f"{len(verdicts)} models: HUD's 5% rule flags {hud_flags}; Parity: "
