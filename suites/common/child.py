@@ -19,7 +19,7 @@ from compiler.backends import get_backend
 from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
 from proto.result_files import write_atomically
-from suites.common import cpu_sets
+from suites.common import cpu_sets, parent_death
 from suites.common import status as statuses
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, load_manifest
@@ -116,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     # A crash in native code (a compiler, a kernel launch) leaves its Python stack in the log, whose tail the
     # launcher puts into the crash result.
     faulthandler.enable()
+    parent_death.from_environment()
     cpus = cpu_sets.from_environment()
     if cpus is not None:  # everything but the timing loop runs off the timing cores, compile workers included
         cpu_sets.move_process(cpus.other)

@@ -28,6 +28,7 @@ from suites.common.cpu_sets import CpuSplit
 from suites.common.device_turns import ENV_VAR as DEVICE_TURNS_ENV
 from suites.common.device_turns import WAITS_ENV_VAR as DEVICE_TURN_WAITS_ENV
 from suites.common.device_turns import reported_wait_s
+from suites.common.parent_death import ENV_VAR as PARENT_ENV
 from suites.common.provenance import base_provenance, device_from_log, phase_from_log
 from suites.common.request import ModelRequest
 from suites.common.result_io import FAILURE_TEXT_CHARS, ResultFileError, read_result, write_result
@@ -258,6 +259,7 @@ def child_env(parallel_jobs: int, cpus: CpuSplit | None = None) -> dict[str, str
     if parallel_jobs > 1:  # children side by side share the host's cores instead of each taking all of them
         env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", str(max(1, compile_cores // parallel_jobs)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # the child imports what we import
+    env[PARENT_ENV] = str(os.getpid())  # children (and the zygote) die with us (suites/common/parent_death.py)
     env["PYTHONUNBUFFERED"] = "1"
     return env
 

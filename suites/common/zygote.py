@@ -27,6 +27,8 @@ import traceback
 from pathlib import Path
 from typing import IO, Any, Sequence
 
+from suites.common import parent_death
+
 
 class ZygoteError(RuntimeError):
     """The zygote cannot start children (it failed to start, or it died)."""
@@ -110,6 +112,8 @@ class Zygote:
 
 
 def serve(preload: list[str], requests_fd: int, replies_fd: int) -> None:
+    parent_death.from_environment()  # no zygote, and so no child of it, outlives the launcher
+    zygote_pid = os.getpid()
     # Anything the imports ask of CUDA goes through NVML, which does not start the driver in this process.
     os.environ["PYTORCH_NVML_BASED_CUDA_CHECK"] = "1"
     for name in preload:
@@ -145,7 +149,7 @@ def serve(preload: list[str], requests_fd: int, replies_fd: int) -> None:
                 request = json.loads(line)
                 pid = os.fork()
                 if pid == 0:
-                    _become_child(request, (requests_fd, replies_fd, wake_r, wake_w))
+                    _become_child(request, (requests_fd, replies_fd, wake_r, wake_w), zygote_pid)
                 _reply(replies_fd, {"id": request["id"], "pid": pid})
 
 
@@ -175,7 +179,7 @@ def _reply(fd: int, message: dict[str, Any]) -> None:
     os.write(fd, (json.dumps(message) + "\n").encode())
 
 
-def _become_child(request: dict[str, Any], zygote_fds: tuple[int, ...]) -> None:
+def _become_child(request: dict[str, Any], zygote_fds: tuple[int, ...], zygote_pid: int) -> None:
     """Turns the forked process into a model child (suites/common/child.py); never returns."""
     code = 1
     try:
@@ -196,6 +200,7 @@ def _become_child(request: dict[str, Any], zygote_fds: tuple[int, ...]) -> None:
         os.close(devnull)
         os.environ.clear()
         os.environ.update(request["env"])
+        os.environ[parent_death.ENV_VAR] = str(zygote_pid)  # the zygote is this child's parent, not the launcher
         from suites.common import child
 
         sys.argv = ["suites/common/child.py", *request["argv"]]
