@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from suites.common.manifest import ManifestError, load_manifest
+from compiler.starlark_data import StarlarkDataError, load_bzl_data, load_bzl_literals
+from suites.common.manifest import ManifestError, all_manifest_paths, load_manifest, manifest_path
 
 TIMM_MODELS = {
     "adv_inception_v3", "beit_base_patch16_224", "convnextv2_nano.fcmae_ft_in22k_in1k",
@@ -59,7 +60,7 @@ GOOD_ENTRY = '{"modes": {"inference": {"batch_size": 2}}, "build": {}, "smoke": 
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'expected': [{'device': '*', 'mode': '*', 'backend': '*', "
      "'status': 'passed', 'reason': 'r'}]}}}", "status 'passed' is not a known status"),
     ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
-     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'colour': 'red'}}}", "unknown keys \\['colour'\\]"),
+     "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'colour': 'red'}}}", "unknown key 'colour'"),
     ("MANIFEST = {'suite': 'x', 'version': '1', 'accuracy_batch_size': 8, 'tolerance': {'training': 1, 'inference': 1}, "
      "'models': {'m': " + GOOD_ENTRY[:-1] + ", 'skip': [{'device': 'cpu', 'mode': '*', 'backend': '*', 'reason': ' '}]}}}",
      "non-empty reason"),
@@ -159,3 +160,164 @@ def test_accuracy_only_runs_keep_a_fixed_batch_size() -> None:
     assert batch("resnet18", "inference") == 4
     assert batch("speech_transformer", "training") == manifest.model("speech_transformer").batch_sizes["training"]
     assert batch("pytorch_unet", "training") == 2
+
+
+# Every suite's manifest passes the Python validator. ci/test.sh runs this file before Bazel, so a manifest that
+# Python refuses fails CI before the Starlark macro (tools/build_defs/suite_tests.bzl) reads it.
+REAL_MANIFESTS = {**{suite: (suite, path) for suite, path in all_manifest_paths().items()},
+                  "torchbench_fixture": ("torchbench", manifest_path("torchbench").parent / "fixture" / "manifest.bzl")}
+
+
+def test_every_suite_manifest_is_found() -> None:
+    assert {"timm", "huggingface", "torchbench", "selftest"} <= set(all_manifest_paths())
+
+
+@pytest.mark.parametrize("name", sorted(REAL_MANIFESTS))
+def test_every_suite_manifest_validates(name: str) -> None:
+    suite, path = REAL_MANIFESTS[name]
+    assert load_manifest(suite, path).models
+
+
+# A well-formed manifest, one field a line, so that each defect below sits on a known line.
+LINED = """MANIFEST = {
+    "suite": "x",
+    "version": "1",
+    "accuracy_batch_size": 8,
+    "tolerance": {"training": 0.01, "inference": 0.001},
+    "models": {
+        "m": {
+            "modes": {"inference": {"batch_size": 2}},
+            "build": {},
+            "smoke": {"batch_size": 1, "build": {}},
+        },
+    },
+}
+"""
+MODEL_END = "        },\n    },\n}\n"  # lines 11-13: the end of model m, of models, of MANIFEST
+
+
+def _lined(line: int, text: str) -> str:
+    """LINED with its line `line` (1-based) replaced by `text`."""
+    lines = LINED.splitlines(keepends=True)
+    lines[line - 1] = text + "\n"
+    return "".join(lines)
+
+
+def _refusal(tmp_path: Path, body: str, suite: str = "x") -> tuple[Path, str]:
+    path = tmp_path / "manifest.bzl"
+    path.write_text(body.replace('"suite": "x"', f'"suite": "{suite}"'))
+    with pytest.raises(ManifestError) as refused:
+        load_manifest(suite, path)
+    return path, str(refused.value)
+
+
+def test_the_lined_manifest_is_valid(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.bzl"
+    path.write_text(LINED)
+    assert load_manifest("x", path).model("m").smoke_batch_size == 1
+
+
+@pytest.mark.parametrize("body, line, names", [
+    # The same model twice: Python kept the last silently, Bazel refuses.
+    (LINED.replace(MODEL_END, '        },\n        "m": {"modes": {}, "build": {}, "smoke": {}},\n    },\n}\n'),
+     12, ["duplicate key 'm'", "MANIFEST['models']", "first at line 7"]),
+    # Any dict literal: build, a mode's spec, the suite tolerance.
+    (_lined(9, '            "build": {"a": 1, "a": 2},'), 9, ["duplicate key 'a'", "['build']"]),
+    (_lined(8, '            "modes": {"inference": {"batch_size": 2, "batch_size": 4}},'), 8,
+     ["duplicate key 'batch_size'"]),
+    (_lined(5, '    "tolerance": {"training": 0.01, "inference": 0.001,\n    "training": 0.1},'), 6,
+     ["duplicate key 'training'", "first at line 5"]),
+    # MANIFEST assigned twice.
+    (LINED + "MANIFEST = {}\n", 14, ["MANIFEST is assigned a second time", "first at line 1"]),
+])
+def test_duplicates_are_refused_at_the_second_occurrence(tmp_path: Path, body: str, line: int, names: list[str]) -> None:
+    path, message = _refusal(tmp_path, body)
+    assert message.startswith(f"{path}:{line}: "), message
+    for name in names:
+        assert name in message, message
+
+
+def test_a_duplicate_key_inside_a_list_is_refused_with_its_place(tmp_path: Path) -> None:
+    path = tmp_path / "t.bzl"
+    path.write_text('RULES = [\n    {"device": "cpu"},\n    {"device": "cpu", "device": "cuda"},\n]\n')
+    with pytest.raises(StarlarkDataError, match=rf"^{path}:3: duplicate key 'device' in RULES\[1\]"):
+        load_bzl_literals(path)
+
+
+def test_bzl_data_knows_the_line_of_every_key(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.bzl"
+    path.write_text(LINED)
+    data = load_bzl_data(path)
+    assert data.line_of("MANIFEST", "models", "m", "smoke", "batch_size") == 10
+    assert data.line_of("MANIFEST", "models", "m", "build", "absent") == 9  # the nearest enclosing key
+    assert data.where("MANIFEST", "tolerance") == f"{path}:5"
+
+
+@pytest.mark.parametrize("line, text, names", [
+    # Batch sizes: positive integers (smoke's 0 and negatives were accepted; True passed as an int).
+    (10, '            "smoke": {"batch_size": 0, "build": {}},', ["models.m.smoke.batch_size", "positive integer", "got 0"]),
+    (10, '            "smoke": {"batch_size": -2, "build": {}},', ["models.m.smoke.batch_size", "got -2"]),
+    (10, '            "smoke": {"batch_size": 1.5, "build": {}},', ["models.m.smoke.batch_size", "got 1.5"]),
+    (8, '            "modes": {"inference": {"batch_size": -3}},', ["models.m.modes.inference.batch_size", "got -3"]),
+    (8, '            "modes": {"inference": {"batch_size": True}},', ["models.m.modes.inference.batch_size", "got True"]),
+    (4, '    "accuracy_batch_size": 0,', ["MANIFEST.accuracy_batch_size", "positive integer"]),
+    # Tolerances: finite and non-negative (1e999 reads as inf).
+    (5, '    "tolerance": {"training": -0.01, "inference": 0.001},', ["tolerance.training", "finite number >= 0", "-0.01"]),
+    (5, '    "tolerance": {"training": 1e999, "inference": 0.001},', ["tolerance.training", "inf"]),
+    (9, '            "build": {}, "tolerance": {"inference@cpu": -1},', ["models.m.tolerance['inference@cpu']", ">= 0"]),
+    (9, '            "build": {}, "tolerance": {"inference": "0.1"},', ["models.m.tolerance.inference", "finite number"]),
+])
+def test_bad_values_are_refused_with_file_line_and_field(tmp_path: Path, line: int, text: str, names: list[str]) -> None:
+    path, message = _refusal(tmp_path, _lined(line, text))
+    assert message.startswith(f"{path}:{line}: "), message
+    for name in names:
+        assert name in message, message
+
+
+@pytest.mark.parametrize("line, text, key, allowed", [
+    (4, '    "accuracy_batch_size": 8, "colour": "red",', "colour", "accuracy_batch_size, models, suite, tolerance"),
+    (9, '            "build": {}, "optimiser": "sgd",', "optimiser", "optimizer"),
+    (8, '            "modes": {"inference": {"batch_size": 2, "batchsize": 4}},', "batchsize", "batch_size"),
+    (10, '            "smoke": {"batch_size": 1, "build": {}, "kwargs": {}},', "kwargs", "batch_size, build"),
+])
+def test_unknown_keys_are_refused_with_file_line_and_the_allowed_ones(tmp_path: Path, line: int, text: str, key: str,
+                                                                      allowed: str) -> None:
+    path, message = _refusal(tmp_path, _lined(line, text))
+    assert message.startswith(f"{path}:{line}: "), message
+    assert f"unknown key {key!r}" in message and allowed in message, message
+
+
+def test_an_unknown_mode_is_refused_with_its_line(tmp_path: Path) -> None:
+    path, message = _refusal(tmp_path, _lined(8, '            "modes": {"inference": {"batch_size": 2},\n'
+                                                 '                      "eval": {"batch_size": 2}},'))
+    assert message.startswith(f"{path}:9: ") and "unknown mode 'eval'" in message and "training, inference" in message
+
+
+@pytest.mark.parametrize("suite, line, text, key", [
+    ("timm", 9, '            "build": {"timm_name": "t", "input_size": {}, "loss_scal": 2.0},', "loss_scal"),
+    ("timm", 10, '            "smoke": {"batch_size": 1, "build": {"kwarg": {}}},', "kwarg"),
+    ("selftest", 9, '            "build": {"behavior": "healthy"},', "behavior"),
+    ("torchbench", 9, '            "build": {"source": "torchbench", "folder": "models", "model_kwarg": {}},',
+     "model_kwarg"),
+    ("huggingface", 9, '            "build": {"class": "BertForMaskedLM", "seqlen": 8},', "seqlen"),
+])
+def test_build_keys_are_those_the_suites_loader_reads(tmp_path: Path, suite: str, line: int, text: str, key: str) -> None:
+    path, message = _refusal(tmp_path, _lined(line, text), suite=suite)
+    assert message.startswith(f"{path}:{line}: ") and f"unknown key {key!r}" in message, message
+    assert "allowed keys here: " in message, message
+
+
+def test_smoke_batch_size_zero_only_where_the_loader_uses_the_models_own(tmp_path: Path) -> None:
+    """TorchBench checkout models take batch size 0 as "the model's own fixed one" (10 real entries); elsewhere
+    0 would build an empty batch."""
+    own = _lined(9, '            "build": {"source": "torchbench", "folder": "models"},').replace(
+        '"smoke": {"batch_size": 1', '"smoke": {"batch_size": 0')
+    path = tmp_path / "manifest.bzl"
+    path.write_text(own.replace('"suite": "x"', '"suite": "torchbench"'))
+    assert load_manifest("torchbench", path).model("m").smoke_batch_size == 0
+    torchvision = own.replace('"source": "torchbench", "folder": "models"', '"source": "torchvision", "arch": "resnet18"')
+    path, message = _refusal(tmp_path, torchvision, suite="torchbench")
+    assert message.startswith(f"{path}:10: "), message
+    assert "smoke.batch_size: batch_size must be a positive integer, got 0" in message, message
+    path, message = _refusal(tmp_path, own.replace('"batch_size": 0', '"batch_size": -1'), suite="torchbench")
+    assert message.startswith(f"{path}:10: ") and "or 0 for the model's own" in message, message

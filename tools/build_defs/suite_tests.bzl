@@ -26,8 +26,11 @@ def suite_model_tests(manifest, loader, family_deps = None):
         (compiler/lowering/defs.bzl family_deps); None: every model depends on every family.
     """
     suite = manifest["suite"]
+    if "suites/" + suite != native.package_name():
+        fail("%s/manifest.bzl declares suite %r; it must be the folder's name" % (native.package_name(), suite))
     for model in sorted(manifest["models"]):
         entry = manifest["models"][model]
+        _check_entry("%s/manifest.bzl: model %r" % (native.package_name(), model), entry)
         for mode in DTYPE_OF_MODE:
             for backend in sorted(BACKENDS):
                 spec = BACKENDS[backend]
@@ -60,3 +63,25 @@ def suite_model_tests(manifest, loader, family_deps = None):
                     # Remote execution: the worker pool of the device (ci/rbe/pools.bzl).
                     exec_properties = device_exec_properties(spec["devices"]),
                 )
+
+# suites/common/manifest.py owns the manifest schema; manifest_test.py validates every suite's manifest with it and
+# ci/test.sh runs that before Bazel. The macro re-checks only the fields it reads, so that it never accepts for them
+# what Python refuses: an unknown mode would otherwise just give no target, a non-bool presubmit its truth value.
+def _check_entry(where, entry):
+    """fail()s on modes, presubmit or presubmit_compile values that suites/common/manifest.py refuses."""
+    if type(entry) != "dict":
+        fail("%s: entry must be a dict" % where)
+    modes = entry.get("modes")
+    if type(modes) != "dict" or not modes:
+        fail("%s: modes must be a non-empty dict over %s" % (where, DTYPE_OF_MODE.keys()))
+    for mode, spec in modes.items():
+        if mode not in DTYPE_OF_MODE:
+            fail("%s: unknown mode %r; modes are %s" % (where, mode, DTYPE_OF_MODE.keys()))
+        batch_size = spec.get("batch_size") if type(spec) == "dict" else None
+        if type(batch_size) != "int" or batch_size <= 0 or spec.keys() != ["batch_size"]:
+            fail("%s: modes[%r] must be {\"batch_size\": a positive integer}, got %r" % (where, mode, spec))
+    if type(entry.get("presubmit", True)) != "bool":
+        fail("%s: presubmit must be True or False" % where)
+    compiled = entry.get("presubmit_compile", [])
+    if type(compiled) != "list" or [m for m in compiled if m not in modes]:
+        fail("%s: presubmit_compile must list modes of this model (%s)" % (where, sorted(modes.keys())))

@@ -21,7 +21,7 @@ ensure_generated()
 
 from tools.dashboard.app import Dashboard, missing_chart_library  # noqa: E402
 from tools.dashboard.server import make_server  # noqa: E402
-from tools.store.db import StoreError  # noqa: E402
+from tools.store.db import StoreError, display_name  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port} ({exc}); pick another --port", file=sys.stderr)
         return 2
-    print(f"[dashboard] serving {args.db} read-only at http://{args.host}:{server.server_address[1]}/ "
+    print(f"[dashboard] serving {display_name(args.db)} read-only at http://{args.host}:{server.server_address[1]}/ "
           "(Ctrl-C stops it)", flush=True)
     try:
         server.serve_forever()

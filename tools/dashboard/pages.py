@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import statistics
 import time
 from collections import defaultdict
@@ -22,7 +23,7 @@ from tools.dashboard.filters import FILTER_COLUMNS, FILTER_LABELS, Filters
 from tools.dashboard.signatures import is_failure, phase_name, risks, signature
 from tools.store.hud import (COMPRESSION_THRESHOLD, GEOMEAN_THRESHOLD, PASS_RATE_THRESHOLD, SummaryRow, change,
                              passes)
-from tools.store.db import Database, tracked_problems
+from tools.store.db import Database, dtype_name, enum_name, mode_name, tracked_problems
 from tools.store.verdicts import (HOST_BOUND_IDLE_SHARE, KINDS, Figure, Verdict, change_points, compare_runs,
                                   history_of, key_of, noise_band)
 
@@ -83,11 +84,23 @@ def chart(chart_id: str, config: dict[str, Any], caption: str, height_px: int = 
     options["animation"] = False
     if height_px:
         options["maintainAspectRatio"] = False
-    payload = json.dumps(config).replace("</", "<\\/")
+    # "<" as \u003c: neither "</script>" nor "<!--" in a stored name can end or blank the script block.
+    payload = json.dumps(_finite(config), allow_nan=False).replace("<", "\\u003c")
     box = f' style="position:relative;height:{height_px}px"' if height_px else ""
     return (f'<figure class="chart"><div{box}><canvas id="{esc(chart_id)}" data-chart="{esc(chart_id)}-config">'
             f'</canvas></div><script type="application/json" id="{esc(chart_id)}-config">{payload}</script>'
             f"<figcaption>{esc(caption)}</figcaption></figure>")
+
+
+def _finite(value: Any) -> Any:
+    """The chart data with inf and NaN as null (gaps): JSON has no Infinity, and the page must still draw."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def table(headers: Iterable[str], rows: Iterable[str], table_id: str) -> str:
@@ -186,11 +199,11 @@ def render_models(ctx: Context) -> str:
         r = item.result
         c = r.config
         status_class = "fail" if is_failure(r) else ("skip" if r.community_status == "skipped" else "pass")
-        expected = pb.Status.Name(r.expected_status).removeprefix("STATUS_").lower() if r.expected_status else "–"
+        expected = enum_name(pb.Status, r.expected_status, "STATUS_", unset="–")
         rows.append(
             f'<tr data-model="{esc(c.model)}" data-run="{esc(item.run_id)}">'
-            f"<td>{esc(item.run_id)}</td><td>{esc(c.model)}</td><td>{esc(pb.Mode.Name(c.mode)[5:].lower())}</td>"
-            f"<td>{esc(pb.Precision.Name(c.precision)[10:].lower())}</td><td>{esc(c.backend)}</td>"
+            f"<td>{esc(item.run_id)}</td><td>{esc(c.model)}</td><td>{esc(mode_name(c.mode))}</td>"
+            f"<td>{esc(dtype_name(c.precision))}</td><td>{esc(c.backend)}</td>"
             f"<td>{esc(device_label(r))}</td><td class=\"{status_class}\" data-status>{esc(r.community_status)}"
             f"{' (not checked)' if c.performance_only else ''}</td>"
             f"<td>{esc(expected)}</td><td data-speedup>{fmt(r.performance.speedup, 2, 'x')}</td>"
@@ -221,7 +234,7 @@ def render_failures(ctx: Context) -> str:
             r = item.result
             log = r.failure.log_tail or r.accuracy.detail or r.failure.message
             rows.append(f'<tr data-model="{esc(r.config.model)}"><td>{esc(r.config.model)}</td>'
-                        f"<td>{esc(pb.Mode.Name(r.config.mode)[5:].lower())}</td><td>{esc(r.config.backend)}</td>"
+                        f"<td>{esc(mode_name(r.config.mode))}</td><td>{esc(r.config.backend)}</td>"
                         f"<td>{esc(device_label(r))}</td><td>{esc(phase_name(r) or '–')}</td>"
                         f"<td>{r.failure.exit_code or ''}{' signal ' + str(r.failure.signal) if r.failure.signal else ''}</td>"
                         f"<td><details><summary>log</summary><pre class=\"log\">{esc(log or '(no log kept)')}</pre>"
@@ -247,7 +260,7 @@ def render_failures(ctx: Context) -> str:
 def render_compile(ctx: Context) -> str:
     stored = [i for i in queries.results(ctx.db, ctx.filters.with_values(run=ctx.run))
               if i.result.compile_time.compilation_latency_s > 0 or i.result.compile_time.dynamo_s > 0]
-    labels = [f"{i.result.config.model} ({pb.Mode.Name(i.result.config.mode)[5:].lower()}, "
+    labels = [f"{i.result.config.model} ({mode_name(i.result.config.mode)}, "
               f"{i.result.config.backend})" for i in stored]
     datasets = [{"label": title, "backgroundColor": PALETTE[n % len(PALETTE)],
                  "data": [round(getattr(i.result.compile_time, field), 4) for i in stored]}
@@ -502,7 +515,7 @@ def render_compare(ctx: Context) -> str:
         candidates = base_by_key.get((c.suite, c.model, c.mode), [])
         match = next((b for b in candidates if b.config.hud_compiler == c.hud_compiler), None) or (
             candidates[0] if candidates else None)
-        mode = pb.Mode.Name(c.mode)[5:].lower()
+        mode = mode_name(c.mode)
         base_size = match.config.accuracy_batch_size if match is not None else 0
         apart = base_size > 0 and c.accuracy_batch_size > 0 and base_size != c.accuracy_batch_size
         checked_apart += apart
@@ -557,7 +570,7 @@ def render_bottlenecks(ctx: Context) -> str:
         top = ", ".join(f"{k.name} {fmt(100 * k.share, 0, '%')}" for k in b.compiled.top[:3])
         for label, run in (("eager", b.eager), ("compiled", b.compiled)):
             rows.append(f'<tr data-model="{esc(r.config.model)}" data-run-kind="{label}"><td>{esc(r.config.model)}</td>'
-                        f"<td>{esc(pb.Mode.Name(r.config.mode)[5:].lower())}</td><td>{esc(r.config.backend)}</td>"
+                        f"<td>{esc(mode_name(r.config.mode))}</td><td>{esc(r.config.backend)}</td>"
                         f"<td>{label}</td><td>{fmt(run.split.total_s * 1000, 3)}</td>{_split_cells(run)}"
                         f"<td>{esc(top if label == 'compiled' else '')}</td>"
                         f"<td data-cause>{esc(b.cause or b.error if label == 'compiled' else b.trigger)}</td></tr>")
@@ -579,7 +592,7 @@ def render_bottlenecks(ctx: Context) -> str:
 # ---------------------------------------------------------------- OpInfo (Inductor, high-precision mode)
 
 def _name(enum: Any, value: int, prefix: str) -> str:
-    return enum.Name(value).removeprefix(prefix).lower() if value else "–"
+    return enum_name(enum, value, prefix, unset="–")
 
 
 def render_opinfo(ctx: Context) -> str:

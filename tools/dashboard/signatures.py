@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from parity.v1 import results_pb2 as pb
+from tools.store.db import enum_name
 
 NOT_FAILURES = ("pass", "pass_due_to_skip", "eager_variation", "skipped")
 _VOLATILE = (  # parts of a message that differ between runs of the same failure
@@ -35,7 +36,7 @@ def is_failure(result: pb.ModelResult) -> bool:
 
 def phase_name(result: pb.ModelResult) -> str:
     phase = result.failure.phase
-    return pb.Phase.Name(phase).removeprefix("PHASE_").lower() if phase else ""
+    return enum_name(pb.Phase, phase, "PHASE_")
 
 
 def signature(result: pb.ModelResult) -> Signature:
@@ -57,8 +58,8 @@ def risks(result: pb.ModelResult) -> list[str]:
     """What a reader must see even when the status is a pass."""
     found = []
     if result.expected_status and result.status and result.status != result.expected_status:
-        found.append(f"unexpected status: {pb.Status.Name(result.status)} "
-                     f"(expected {pb.Status.Name(result.expected_status)})")
+        found.append(f"unexpected status: {enum_name(pb.Status, result.status, 'STATUS_')} "
+                     f"(expected {enum_name(pb.Status, result.expected_status, 'STATUS_')})")
     if result.community_status == "timeout" and result.failure.phase == pb.PHASE_COMPILE:
         found.append("compile timeout")
     if result.dynamo.recompiles > 0:

@@ -29,8 +29,8 @@ from proto.codegen import ensure_generated
 
 ensure_generated()
 
-from tools.store.db import (ORIGIN_COMMUNITY, IngestError, LoadedResult, StoreError, connect, ingest,  # noqa: E402
-                            load_results, newest_run, stored_results, tracked_problems)
+from tools.store.db import (ORIGIN_COMMUNITY, IngestError, LoadedResult, StoreError, connect, display_name,  # noqa: E402
+                            ingest, load_results, newest_run, stored_results, tracked_problems)
 from tools.store.hud_interop import InteropError, import_community_csvs, to_hud_rows  # noqa: E402
 from tools.store.hud import render, summarize  # noqa: E402
 from tools.store.verdicts import compare_runs  # noqa: E402
@@ -67,16 +67,17 @@ def main(argv: list[str] | None = None) -> int:
     for command in sub.choices.values():  # --db is accepted after the command too
         command.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
     args = parser.parse_args(argv)
+    shown = display_name(args.db)  # a postgresql:// URL may hold a password
     try:
         # Only ingest, import-community and migrate write; the others must not create a store at a mistyped path.
         conn = connect(args.db, read_only=args.command in ("summary", "export-hud", "problems", "verdicts"))
         if args.command == "migrate":
-            print(f"{args.db}: schema version {conn.schema_version()}")
+            print(f"{shown}: schema version {conn.schema_version()}")
             return 0
         if args.command == "ingest":
             count = ingest(conn, load_results(args.paths, run_id=args.run_id, commit=args.commit),
                            source=" ".join(str(p) for p in args.paths))
-            print(f"stored {count} results in {args.db}")
+            print(f"stored {count} results in {shown}")
             return 0
         if args.command == "import-community":
             results = import_community_csvs(args.csvs, args.run_id, args.device_name)
@@ -90,12 +91,12 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             count = ingest(conn, [LoadedResult(str(args.csvs[0]), r, ORIGIN_COMMUNITY) for r in results],
                            source=" ".join(str(p) for p in args.csvs))
-            print(f"stored {count} baseline results of run {args.run_id} in {args.db}")
+            print(f"stored {count} baseline results of run {args.run_id} in {shown}")
             return 0
         if args.command == "export-hud":
             rows = [row for r in stored_results(conn, args.run_id) for row in to_hud_rows(r, repo=args.repo)]
             if not rows:
-                print(f"error: run {args.run_id!r} has no results in {args.db}", file=sys.stderr)
+                print(f"error: run {args.run_id!r} has no results in {shown}", file=sys.stderr)
                 return 2
             try:
                 args.out.write_text("".join(json.dumps(row) + "\n" for row in rows))
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "problems":
             problems = tracked_problems(conn, args.model)
-            print(f"{len(problems)} tracked problems in {args.db}")
+            print(f"{len(problems)} tracked problems in {shown}")
             for p in problems:
                 print(f"{p.model} {p.mode} {p.backend} {p.device_type}: {p.cause}\n"
                       f"  signature {p.signature}\n  first seen {p.first_seen_run}, last seen {p.last_seen_run}, "
@@ -116,20 +117,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "verdicts":
             found = compare_runs(conn, args.run_id, args.base)
             if not found:
-                print(f"error: run {args.run_id!r} has no results in {args.db}", file=sys.stderr)
+                print(f"error: run {args.run_id!r} has no results in {shown}", file=sys.stderr)
                 return 2
-            print(f"Verdicts: run {args.run_id} against {args.base} ({args.db})")
+            print(f"Verdicts: run {args.run_id} against {args.base} ({shown})")
             print(render_verdicts(found))
             return 0
         run_id = args.run_id or newest_run(conn)
         if not run_id:
-            print(f"error: {args.db} holds no results; ingest some first", file=sys.stderr)
+            print(f"error: {shown} holds no results; ingest some first", file=sys.stderr)
             return 2
         summary = summarize(conn, run_id)
         if not summary:
-            print(f"error: run {run_id!r} has no results in {args.db}", file=sys.stderr)
+            print(f"error: run {run_id!r} has no results in {shown}", file=sys.stderr)
             return 2
-        print(f"HUD summary of run {run_id} ({args.db})")
+        print(f"HUD summary of run {run_id} ({shown})")
         print(render(summary))
         return 0
     except (IngestError, InteropError, StoreError, sqlite3.DatabaseError, RuntimeError) as exc:

@@ -22,8 +22,10 @@ from google.protobuf.message import Message
 from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from proto.result_files import OPINFO_SUFFIX
+from tools.store.validate import InvalidValue, check
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+SQLITE_BUSY_TIMEOUT_S = 60.0  # a writer waits this long for another (a concurrent ingest) before giving up
 
 
 @dataclass(frozen=True)
@@ -234,7 +236,10 @@ class Database:
     def schema_version(self) -> int:
         if self.dialect == "sqlite":
             return int(self.raw.execute("PRAGMA user_version").fetchone()[0])
-        exists = self.query("SELECT to_regclass('parity_schema') IS NOT NULL")[0][0]
+        # A catalog query, not to_regclass(): that reads a cached catalog snapshot, which can miss a table another
+        # first use has just committed (schema set-up in migrate() reads the version again under its lock).
+        exists = self.query("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE tablename = 'parity_schema' "
+                            "AND schemaname = current_schema())")[0][0]
         if not exists:
             return 0
         rows = self.query("SELECT version FROM parity_schema")
@@ -258,8 +263,8 @@ def connect(target: str | Path, read_only: bool = False) -> Database:
         version = db.schema_version()
         if version != len(MIGRATIONS):
             db.close()
-            raise StoreError(f"{_display(target)} has schema version {version}, this code reads version "
-                             f"{len(MIGRATIONS)}: run `python -m tools.store --db {_display(target)} migrate`")
+            raise StoreError(f"{display_name(target)} has schema version {version}, this code reads version "
+                             f"{len(MIGRATIONS)}: run `python -m tools.store --db {display_name(target)} migrate`")
     else:
         migrate(db)
     return db
@@ -272,7 +277,7 @@ def _connect_sqlite(path: Path, read_only: bool) -> Database:
         return Database(sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True, check_same_thread=False),
                         "sqlite", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path)
+    conn = sqlite3.connect(path, timeout=SQLITE_BUSY_TIMEOUT_S)
     conn.execute("PRAGMA journal_mode=WAL")
     return Database(conn, "sqlite", str(path))
 
@@ -286,12 +291,12 @@ def _connect_postgres(url: str, read_only: bool) -> Database:
     try:
         conn = psycopg.connect(url, autocommit=True, options=options, connect_timeout=10)
     except psycopg.Error as exc:
-        raise StoreError(f"cannot connect to {_display(url)}: {str(exc).strip()}") from exc
-    return Database(conn, "postgres", _display(url))
+        raise StoreError(f"cannot connect to {display_name(url)}: {str(exc).strip()}") from exc
+    return Database(conn, "postgres", display_name(url))
 
 
-def _display(target: str | Path) -> str:
-    """The store's name without a password."""
+def display_name(target: str | Path) -> str:
+    """The store's name without a password: the only form in which a store is ever printed."""
     text = str(target)
     if is_postgres(text) and "@" in text:
         scheme, rest = text.split("://", 1)
@@ -301,22 +306,49 @@ def _display(target: str | Path) -> str:
 
 
 def migrate(db: Database) -> int:
-    """Applies pending migrations, each in one transaction; returns the schema version."""
-    version = db.schema_version()
-    if version > len(MIGRATIONS):
-        raise StoreError(f"database schema version {version} is newer than this code ({len(MIGRATIONS)}): update Parity")
-    for index in range(version, len(MIGRATIONS)):
-        step = MIGRATIONS[index]
-        if db.dialect == "sqlite":
-            with db.raw:
-                db.raw.executescript("BEGIN;" + step.sqlite + f"PRAGMA user_version = {index + 1};")
-        else:
-            with db.transaction():
-                db.raw.execute(step.postgres)
+    """Applies pending migrations in one transaction; returns the schema version. Two first uses of a new store at
+    once (two ingests) take turns under a lock (SQLite's BEGIN IMMEDIATE, a PostgreSQL advisory lock), and the
+    second finds the schema made by the first."""
+    if db.schema_version() == len(MIGRATIONS):
+        return len(MIGRATIONS)
+    if db.dialect == "sqlite":
+        _migrate_sqlite(db)
+    else:
+        with db.transaction():
+            db.raw.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            for index in _pending(db.schema_version()):
+                db.raw.execute(MIGRATIONS[index].postgres)
                 db.raw.execute("CREATE TABLE IF NOT EXISTS parity_schema (version INTEGER NOT NULL)")
                 db.raw.execute("DELETE FROM parity_schema")
                 db.raw.execute("INSERT INTO parity_schema (version) VALUES (%s)", (index + 1,))
     return len(MIGRATIONS)
+
+
+_SCHEMA_LOCK = 0x50415249  # "PARI": the advisory lock key of schema set-up
+
+
+def _pending(version: int) -> range:
+    if version > len(MIGRATIONS):
+        raise StoreError(f"database schema version {version} is newer than this code ({len(MIGRATIONS)}): update Parity")
+    return range(version, len(MIGRATIONS))
+
+
+def _migrate_sqlite(db: Database) -> None:
+    conn = db.raw
+    saved, conn.isolation_level = conn.isolation_level, None  # the transaction below is opened and closed by hand
+    try:
+        conn.execute("BEGIN IMMEDIATE")  # the write lock first: another first use waits here
+        try:
+            for index in _pending(db.schema_version()):
+                for statement in filter(str.strip, MIGRATIONS[index].sqlite.split(";")):  # no literal holds a ";"
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {index + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.isolation_level = saved
 
 
 def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
@@ -397,6 +429,10 @@ def ingest(db: Database, loaded: list[LoadedResult], source: str = "") -> int:
     by_id: dict[str, tuple[object, ...]] = {}
     opinfo_rows: dict[str, tuple[object, ...]] = {}
     for item in loaded:
+        try:
+            check(item.result)
+        except InvalidValue as exc:
+            raise IngestError(f"{item.source}: {exc}; nothing was stored") from exc
         if isinstance(item.result, opinfo_pb2.OpInfoResult):
             opinfo_rows[item.result.result_id] = _opinfo_row(item.result)
             continue
@@ -426,16 +462,31 @@ _OPINFO_UPSERT = (f"INSERT INTO opinfo_results ({', '.join(_OPINFO_COLUMNS)}) "
                   + ", ".join(f"{c} = excluded.{c}" for c in _OPINFO_COLUMNS if c != "result_id"))
 
 
-def _enum_name(enum: Any, value: int, prefix: str) -> str:
-    return enum.Name(value).removeprefix(prefix).lower() if value else ""
+def enum_name(enum: Any, value: int, prefix: str, unset: str = "") -> str:
+    """An enum value's name without its prefix, lower case; `unset` for 0, "unknown (N)" for a value this schema
+    does not have (a store written by newer code): readers name it instead of failing."""
+    if not value:
+        return unset
+    try:
+        return enum.Name(value).removeprefix(prefix).lower()
+    except ValueError:
+        return f"unknown ({value})"
+
+
+def mode_name(value: int) -> str:
+    return MODE_NAMES.get(value) or enum_name(pb.Mode, value, "MODE_")
+
+
+def dtype_name(value: int) -> str:
+    return DTYPE_NAMES.get(value) or enum_name(pb.Precision, value, "PRECISION_")
 
 
 def _opinfo_row(r: opinfo_pb2.OpInfoResult) -> tuple[object, ...]:
     p = r.provenance
     return (r.result_id, r.run_id, r.op, r.variant, r.dtype, r.device, p.device_name, r.group, r.lowering_family,
-            _enum_name(opinfo_pb2.Lowering, r.lowering, "LOWERING_"),
-            _enum_name(opinfo_pb2.OpInfoOutcome, r.outcome, "OPINFO_OUTCOME_"),
-            _enum_name(opinfo_pb2.OpInfoOutcome, r.expected_outcome, "OPINFO_OUTCOME_"), r.reason,
+            enum_name(opinfo_pb2.Lowering, r.lowering, "LOWERING_"),
+            enum_name(opinfo_pb2.OpInfoOutcome, r.outcome, "OPINFO_OUTCOME_"),
+            enum_name(opinfo_pb2.OpInfoOutcome, r.expected_outcome, "OPINFO_OUTCOME_"), r.reason,
             p.torch_version, p.commit, p.manifest_version, p.start_time.seconds, r.SerializeToString())
 
 

@@ -95,9 +95,10 @@ def summarize_records(records: Iterable[Record]) -> list[SummaryRow]:
     for (suite, compiler, mode, dtype, device, device_name), group in sorted(groups.items()):
         accuracy_only = not any(r.speedup for r in group) and any(r.status in PASSING for r in group)
         passing = [r for r in group if passes(compiler, r.status, r.speedup, performance_measured=not accuracy_only)]
-        speedups = [r.speedup for r in passing if r.speedup != 0]
-        compiles = [r.compile_s for r in passing if r.compile_s != 0]
-        compressions = [r.compression for r in passing if r.compression != 0]
+        # Only figures a mean can take: ingest refuses the others, but a store written before it may hold them.
+        speedups = [r.speedup for r in passing if _usable(r.speedup)]
+        compiles = [r.compile_s for r in passing if r.compile_s != 0 and math.isfinite(r.compile_s)]
+        compressions = [r.compression for r in passing if _usable(r.compression)]
         summary.append(SummaryRow(
             suite, compiler, mode, dtype, device, passed=len(passing), total=len(group),
             geomean_speedup=math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else 0.0,
@@ -106,6 +107,10 @@ def summarize_records(records: Iterable[Record]) -> list[SummaryRow]:
             device_name=device_name, accuracy_only=accuracy_only,
             performance_only=all(r.performance_only for r in group)))
     return summary
+
+
+def _usable(figure: float) -> bool:
+    return figure > 0 and math.isfinite(figure)
 
 
 def one_per_model(records: list[Record]) -> Record:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
 
 from parity.v1 import results_pb2 as pb
-from tools.store.db import DTYPE_NAMES, MODE_NAMES
+from tools.store.db import DTYPE_NAMES, dtype_name, mode_name
 
 # Our HUD compiler name -> the raw output prefix the HUD derives it from.
 RAW_BACKEND = {"cudagraphs": "inductor_with_cudagraphs", "default": "inductor_no_cudagraphs", "eager": "inductor_eager",
@@ -37,7 +38,7 @@ def output_name(result: pb.ModelResult, target: str) -> str:
     c = result.config
     device = c.device + (f"_{_arch_tag(result.provenance.device_name)}" if result.provenance.device_name else "")
     raw = RAW_BACKEND.get(c.hud_compiler, c.hud_compiler)
-    return f"{raw}_{SUITE_ORIGIN.get(c.suite, c.suite)}_{DTYPE_NAMES[c.precision]}_{MODE_NAMES[c.mode]}_{device}_{target}.csv"
+    return f"{raw}_{SUITE_ORIGIN.get(c.suite, c.suite)}_{dtype_name(c.precision)}_{mode_name(c.mode)}_{device}_{target}.csv"
 
 
 def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -> list[dict[str, Any]]:
@@ -58,7 +59,7 @@ def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -
 
     def row(target: str, metric: dict[str, Any]) -> dict[str, Any]:
         batch_size = (c.accuracy_batch_size or c.batch_size) if target == "accuracy" else c.batch_size
-        benchmark = {"name": "TorchInductor", "mode": MODE_NAMES[c.mode], "dtype": DTYPE_NAMES[c.precision],
+        benchmark = {"name": "TorchInductor", "mode": mode_name(c.mode), "dtype": dtype_name(c.precision),
                      "extra_info": {"device": c.device, "arch": p.device_arch, "batch_size": str(batch_size),
                                     "output": output_name(result, target)}}
         return {**common, "benchmark": benchmark, "metric": metric}
@@ -74,11 +75,15 @@ def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -
                             ("compression_ratio", mem.compression_ratio), ("eager_peak_mem", mem.eager_peak_gb),
                             ("dynamo_peak_mem", mem.compiled_peak_gb)):
             extra = _interval_info(perf.timing) if name == "speedup" else {}
-            rows.append(row("performance", {"name": name, "benchmark_values": [round(value, 6)], "extra_info": extra}))
+            # JSON has no Infinity or NaN; a figure that is not finite (a store from before validation) reads as 0,
+            # the HUD's "not measured".
+            finite = round(value, 6) if math.isfinite(value) else 0.0
+            rows.append(row("performance", {"name": name, "benchmark_values": [finite], "extra_info": extra}))
         # Every sample, in rows of their own: the HUD reads none of these names, a reader of the rows gets the samples.
         for name, samples in ((EAGER_SAMPLES, perf.timing.eager_s), (COMPILED_SAMPLES, perf.timing.compiled_s)):
-            if samples:
-                rows.append(row("performance", {"name": name, "benchmark_values": [s * 1000 for s in samples],
+            in_ms = [s * 1000 for s in samples]
+            if in_ms and all(math.isfinite(v) for v in in_ms):  # JSON has no Infinity (an older store's figures)
+                rows.append(row("performance", {"name": name, "benchmark_values": in_ms,
                                                 "extra_info": {"interleaved": "true"}}))
     return rows
 

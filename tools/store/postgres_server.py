@@ -1,8 +1,10 @@
 """A throwaway PostgreSQL server on loopback, for the store's tests (Debian's postgresql package).
 
-initdb into a fresh folder under /tmp, listen on 127.0.0.1 at a free port, trust authentication for
-the loopback only. PostgreSQL refuses to run as root, so under root the server runs as the `postgres`
-account that Debian's package creates.
+initdb into a fresh folder under /tmp, listen on 127.0.0.1 at a free port, and accept only TCP from the
+loopback with a random password (SCRAM) that the server's URLs carry: any local account can reach the
+port, so trust would hand every one of them the database. PostgreSQL refuses to run as root, so under
+root the server runs as the `postgres` account that Debian's package creates, with that account's group
+and none of root's.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import itertools
 import os
 import pwd
+import re
+import secrets
 import shutil
 import socket
 import subprocess
@@ -52,10 +56,11 @@ class PostgresServer:
     port: int
     bindir: Path
     user: str | None  # the OS account the server runs as (None: ours)
+    password: str  # DB_USER's, set by initdb; every URL carries it
     _databases: itertools.count = field(default_factory=itertools.count)
 
     def url(self, dbname: str = "postgres") -> str:
-        return f"postgresql://{DB_USER}@127.0.0.1:{self.port}/{dbname}"
+        return f"postgresql://{DB_USER}:{self.password}@127.0.0.1:{self.port}/{dbname}"
 
     def new_database(self) -> str:
         """A fresh, empty database; returns its URL."""
@@ -72,10 +77,35 @@ class PostgresServer:
         shutil.rmtree(self.root, ignore_errors=True)
 
     def _run(self, cmd: list[str], check: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(cmd, capture_output=True, text=True, user=self.user, cwd=self.root, timeout=120)
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=self.root, timeout=120,
+                              **_drop_privileges(self.user))
         if check and done.returncode != 0:
             raise PostgresUnavailable(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
         return done
+
+
+def _drop_privileges(user: str | None) -> dict[str, object]:
+    """subprocess.run arguments that run as `user` with its primary group and no supplementary groups.
+
+    user= alone only switches the uid: the child (and the postmaster it leaves behind) would keep root's
+    gid and groups, and with them root-group access to files. subprocess sets groups, then gid, then uid.
+    """
+    if user is None:
+        return {}
+    return {"user": user, "group": pwd.getpwnam(user).pw_gid, "extra_groups": []}
+
+
+def _auth_method(bindir: Path) -> str:
+    """scram-sha-256 where the server has it (PostgreSQL 10 and later), else md5."""
+    done = subprocess.run([str(bindir / "initdb"), "--version"], capture_output=True, text=True, timeout=30)
+    major = re.search(r"\)\s*(\d+)", done.stdout)  # "initdb (PostgreSQL) 15.18 (Debian ...)"
+    return "scram-sha-256" if major is None or int(major.group(1)) >= 10 else "md5"
+
+
+def _write_hba(data: Path, method: str) -> None:
+    """Only TCP from 127.0.0.1, only with the password: no Unix-socket or IPv6 lines to forget about."""
+    (data / "pg_hba.conf").write_text(f"# written by tools/store/postgres_server.py\n"
+                                      f"host all all 127.0.0.1/32 {method}\n")
 
 
 def start() -> PostgresServer:
@@ -91,11 +121,23 @@ def start() -> PostgresServer:
     root = Path(tempfile.mkdtemp(prefix="parity-pg-", dir="/tmp"))
     if user:
         shutil.chown(root, user)
-    server = PostgresServer(root, _free_port(), bindir, user)
-    data, log = root / "data", root / "server.log"
+    # Hex: no character that a URL's userinfo would need to escape.
+    server = PostgresServer(root, _free_port(), bindir, user, secrets.token_hex(16))
+    data, log, pwfile = root / "data", root / "server.log", root / "pwfile"
+    method = _auth_method(bindir)
     try:
-        server._run([str(bindir / "initdb"), "-D", str(data), "-U", DB_USER, "--auth=trust", "-E", "UTF8",
-                     "--no-sync", "--locale=C"])
+        # initdb reads the password from a file (never argv, which other accounts can see); 0600 and
+        # owned by the server's account, removed as soon as initdb is done.
+        pwfile.touch(mode=0o600)
+        pwfile.write_text(server.password + "\n")
+        if user:
+            shutil.chown(pwfile, user)
+        server._run([str(bindir / "initdb"), "-D", str(data), "-U", DB_USER, f"--auth={method}",
+                     f"--pwfile={pwfile}", "-E", "UTF8", "--no-sync", "--locale=C"])
+        pwfile.unlink()
+        _write_hba(data, method)
+        if user:
+            shutil.chown(data / "pg_hba.conf", user)
         options = (f"-c listen_addresses=127.0.0.1 -p {server.port} -k {root} -c fsync=off "
                    "-c synchronous_commit=off -c full_page_writes=off")
         server._run([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start"])

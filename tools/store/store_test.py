@@ -303,3 +303,43 @@ def test_a_bottleneck_is_tracked_across_runs(tmp_path: Path, store_target: str) 
     assert (problem.first_seen_time, problem.last_seen_time) == (100, 300)
     assert problem.cause.startswith("58% of compiled time")  # the newest sighting's figures
     assert tracked_problems(db, model="fast") == []
+
+
+def test_two_first_ingests_into_a_new_store_both_succeed(tmp_path: Path, store_target: str) -> None:
+    """Both create the schema on first use: under the set-up lock the second finds it made, and neither batch is lost."""
+    import threading
+
+    folders = [write(tmp_path, make_result(f"m{i}", "pass", 1.5, run_id=f"r{i}"), folder=f"r{i}") for i in range(4)]
+    start, errors = threading.Barrier(len(folders)), []
+
+    def first_use(folder: Path) -> None:
+        try:
+            start.wait()
+            db = connect(store_target)
+            ingest(db, load_results([folder]))
+            db.close()
+        except Exception as exc:  # noqa: BLE001 (collected for the assertion)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=first_use, args=(folder,)) for folder in folders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors
+    db = connect(store_target)
+    assert count_results(db) == len(folders)
+    db.close()
+
+
+def test_a_password_in_the_store_url_is_never_printed(tmp_path: Path, postgres, capsys: pytest.CaptureFixture[str]  # noqa: F811
+                                                       ) -> None:
+    url = postgres.new_database()
+    secret_url = url.replace("://", "://parity:s3cret-pw@", 1) if "@" not in url else url
+    results = write(tmp_path, make_result("m", "pass", 1.5))
+    for command in (["ingest", str(results)], ["summary"], ["problems"], ["migrate"],
+                    ["verdicts", "--run-id", "r1", "--base", "r1"]):
+        main(["--db", secret_url, *command])
+    out = capsys.readouterr()
+    password = secret_url.split("://", 1)[1].split("@", 1)[0].partition(":")[2]
+    assert password and password not in out.out + out.err
