@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
-OPINFO_SUFFIX = ".opinfo.pb"  # an OpInfoResult; every other `.pb` is a ModelResult
+OPINFO_SUFFIX = ".opinfo.pb"  # an OpInfoResult
+PLAN_SUFFIX = ".plan.pb"      # a RunLedger: what a run planned (suites/common/ledger.py); every other `.pb` is a ModelResult
 MODEL_SUFFIX = ".pb"
 
 
@@ -24,7 +26,14 @@ def write_message(message: Message, directory: Path, stem: str, suffix: str = MO
 
 
 def write_atomically(path: Path, payload: bytes) -> None:
-    """A temporary name, then a rename: a reader, even one in another process, sees the whole file or none."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(payload)
-    os.replace(tmp, path)
+    """A temporary name, then a rename: a reader, even one in another process, sees the whole file or none. The
+    temporary name is unique, so two writers of one path never write into each other's file."""
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(handle, 0o644)  # as an ordinary file, not mkstemp's owner-only mode
+        with os.fdopen(handle, "wb") as out:
+            out.write(payload)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

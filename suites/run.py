@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -29,7 +30,9 @@ ensure_generated()
 from compiler.backends import get_backend  # noqa: E402
 from compiler.devices.registry import known_devices  # noqa: E402
 from parity.v1 import results_pb2 as pb  # noqa: E402
-from suites.common.launcher import LaunchOptions, run_model, start_zygote, stop_running_children  # noqa: E402
+from suites.common import ledger  # noqa: E402
+from suites.common.launcher import (LaunchOptions, result_id_of, run_model, start_zygote,  # noqa: E402
+                                    stop_running_children)
 from suites.common.manifest import MODES, WORKLOADS, Manifest, ManifestError, load_manifest  # noqa: E402
 from suites.common import status as statuses  # noqa: E402
 from suites.common import cpu_sets  # noqa: E402
@@ -77,6 +80,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="start every model child as a new interpreter instead of forking it from one that has "
                              "imported the harness and model library already (saves those imports per model)")
     parser.add_argument("--run-id", default="", help="groups results in the store (default: host and time)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue run --run-id in --out: run only the planned models that have no final result "
+                             "(its plan, <out>/<run id>.plan.pb, says which); the selection flags are the plan's")
     parser.add_argument("--timing-target", type=float, default=DEFAULT_TARGET_REL_WIDTH, metavar="WIDTH",
                         help="after the first --repeats pairs, time further rounds until the speedup's 95%% interval "
                              "spans at most this share of it (default %(default)s) ...")
@@ -100,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             manifest.model(name)
         backend = get_backend(args.backend)
         _check_parallelism(args)
+        if args.resume and not args.run_id:
+            raise ValueError("--resume needs the --run-id of the run to continue")
         shard, shards = _shard(args.shard)
         cpus = _cpu_split(args)
         _check_inductor_config(args.inductor_config)
@@ -111,27 +119,40 @@ def main(argv: list[str] | None = None) -> int:
     modes = MODES if args.mode == "both" else (args.mode,)
     names = [name for name in args.model or sorted(manifest.models)
              if args.workload in (None, manifest.models[name].workload)][shard::shards]
-    todo = [(name, mode) for name in names for mode in modes if mode in manifest.models[name].modes]
-    zygote = None if args.fresh_processes or not todo else _start_zygote(args.suite, args.jobs, cpus)
+    requests = [ModelRequest(suite=args.suite, model=name, mode=mode, backend=backend.name, device=args.device,
+                             smoke=args.smoke, batch_size=args.batch_size, plan=args.plan, repeats=args.repeats,
+                             warmup=args.warmup, run_id=run_id, timing_target=args.timing_target,
+                             timing_cap_s=args.timing_cap_s, inductor_config=args.inductor_config)
+                for name in names for mode in modes if mode in manifest.models[name].modes]
     turns_dir = tempfile.TemporaryDirectory(prefix="parity-turns-")  # goes with the run
     timed = args.split_processes or args.plan != "accuracy"
     take_turns = timed and (args.jobs > 1 or args.device_lock is not None)
     lock = args.device_lock or Path(turns_dir.name) / "device.lock"
     options = LaunchOptions(timeout_s=args.timeout, inductor_cache=args.inductor_cache,
                             split_processes=args.split_processes, parallel_jobs=args.jobs,
-                            device_turns=lock if take_turns else None, zygote=zygote, cpus=cpus)
+                            device_turns=lock if take_turns else None, cpus=cpus)
+    try:
+        folder_lock = ledger.claim_folder(args.out, run_id)  # held until this process ends, however it ends
+        if args.resume:
+            plan = ledger.read_plan(args.out, run_id)
+            requests = ledger.unfinished(args.out, plan)
+            print(f"[parity] resuming run {run_id}: {len(requests)} of {len(plan.planned)} planned runs have no final "
+                  "result", flush=True)
+        else:
+            ledger.write_plan(args.out, run_id, args.suite, args.device, manifest.version, manifest.sha256, requests,
+                              lambda request: result_id_of(request, options))
+    except ledger.LedgerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    zygote = None if args.fresh_processes or not requests else _start_zygote(args.suite, args.jobs, cpus)
+    options = replace(options, zygote=zygote)
     side_by_side = f", {args.jobs} at a time" if args.jobs > 1 else ""
     side_by_side += f", taking turns on the device ({lock})" if take_turns else ""
     side_by_side += f", timing on cores {cpus.to_env().replace('/', ', the rest on ')}" if cpus else ""
     side_by_side += f", Inductor variant {args.inductor_config}" if args.inductor_config else ""
-    print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(todo)} runs, backend {backend.name} "
-          f"({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, plan {args.plan}"
-          f"{side_by_side}, run {run_id}", flush=True)
-    requests = [ModelRequest(suite=args.suite, model=name, mode=mode, backend=backend.name, device=args.device,
-                             smoke=args.smoke, batch_size=args.batch_size, plan=args.plan, repeats=args.repeats,
-                             warmup=args.warmup, run_id=run_id, timing_target=args.timing_target,
-                             timing_cap_s=args.timing_cap_s, inductor_config=args.inductor_config)
-                for name, mode in todo]
+    print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(requests)} runs, backend "
+          f"{backend.name} ({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, plan "
+          f"{args.plan}{side_by_side}, run {run_id}", flush=True)
     results: list[pb.ModelResult] = [pb.ModelResult()] * len(requests)
     previous = {stop: signal.signal(stop, _stopped) for stop in (signal.SIGTERM, signal.SIGINT)}
     try:

@@ -104,7 +104,7 @@ def test_a_stopped_run_leaves_no_model_process(tmp_path: Path, layout: list[str]
         assert not _processes(marker)
         assert "stopped by SIGTERM: killed 1 running model process" in run.communicate(timeout=10)[1]
         result = read_result(tmp_path / "selftest.hang.inference.aot_eager.cpu.smoke.pb")
-        assert result.community_status == "timeout" and result.config.timeout_s == 600
+        assert result.community_status == "stopped" and result.config.timeout_s == 600  # not the model's timeout
         assert "the run was stopped (SIGTERM)" in result.failure.message
         assert "within its own 600 s timeout" in result.failure.message
     finally:  # whatever outlived the run must not outlive the test
@@ -146,3 +146,42 @@ def test_a_check_at_another_batch_size_than_upstreams_says_so() -> None:
     assert checked_elsewhere(result, manifest) == ""
     result.config.model = "NoSuchModel"
     assert checked_elsewhere(result, manifest) == ""
+
+
+def _suites_run(*args: str, out: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.Popen([sys.executable, "-m", "suites.run", "--suite", "selftest", "--device", "cpu", "--smoke",
+                             "--backend", "eager", "--mode", "inference", "--run-id", "ledger", "--out", str(out),
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def test_a_sigkilled_run_is_incomplete_in_the_store_and_resume_finishes_it_once(tmp_path: Path) -> None:
+    from tools.store.db import connect, ingest, load_results, plan_progress
+
+    out = tmp_path / "out"
+    models = ("--model", "healthy", "--model", "not_implemented", "--model", "hang")
+    run = _suites_run(*models, "--timeout", "600", out=out)
+    hang_log = out / "selftest.hang.inference.eager.cpu.smoke.log"
+    deadline = time.monotonic() + 120
+    while not hang_log.exists() and time.monotonic() < deadline:  # the first two are done, the third hangs
+        time.sleep(0.2)
+    second = _suites_run("--model", "healthy", out=out)  # a second run into the folder in use fails at once
+    assert second.wait(60) == 2 and "is in use by run ledger" in second.communicate()[0]
+    run.kill()  # SIGKILL: the run's own handlers never run
+    run.wait(10)
+    db = connect(tmp_path / "parity.db")
+    ingest(db, load_results([out]))
+    progress = plan_progress(db, "ledger")
+    assert (progress.planned, progress.missing) == (3, ("hang (inference)",))
+    assert "INCOMPLETE: 1 of 3 planned runs have no result" in progress.describe()
+
+    resumed = _suites_run("--resume", "--timeout", "5", out=out)
+    output = resumed.communicate(timeout=300)[0]
+    assert resumed.returncode == 0, output  # the hang is a timeout now, as the selftest manifest expects
+    assert "resuming run ledger: 1 of 3 planned runs have no final result" in output
+    assert read_result(out / "selftest.hang.inference.eager.cpu.smoke.pb").community_status == "timeout"
+    ingest(db, load_results([out]))
+    assert plan_progress(db, "ledger").complete
+
+    again = _suites_run("--resume", out=out)
+    assert "0 of 3 planned runs have no final result" in again.communicate(timeout=300)[0]

@@ -80,11 +80,16 @@ def run_model(request: ModelRequest, out_dir: Path, options: LaunchOptions) -> p
         accuracy = _launch(replace(request, plan="accuracy"), out_dir, stem + ".accuracy", options)
         performance = _launch(replace(request, plan="performance"), out_dir, stem + ".performance", options)
         result = _merge(accuracy, performance)
-        result.result_id = replace(request, plan="split").result_id()
+        result.result_id = result_id_of(request, options)
     with _running_lock:
         if not _stopped:  # else stop_running_children() wrote (or kept) this model's result
             write_result(result, out_dir, stem)
     return result
+
+
+def result_id_of(request: ModelRequest, options: LaunchOptions) -> str:
+    """The id of the result run_model writes for `request`: a split run's merged result has one of its own."""
+    return replace(request, plan="split").result_id() if options.split_processes else request.result_id()
 
 
 def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOptions) -> pb.ModelResult:
@@ -222,14 +227,15 @@ def stop_running_children(why: str) -> int:
 
 
 def _cut_short(run: _Running, why: str) -> pb.ModelResult:
-    """The result of a model whose run was stopped from outside before the model's own timeout."""
+    """The result of a model whose run was stopped from outside before the model's own timeout: "stopped", not
+    the model's "timeout" (it says nothing of the model; --resume runs it again)."""
     wall = time.time() - run.start
     waited = reported_wait_s(run.turn_waits)
     turns = f", {waited:.0f} s of it waiting for the device's turn" if waited >= 0.5 else ""
     failure = pb.Failure(phase=pb.PHASE_CHILD_PROCESS, message=(
         f"the run was stopped ({why}) after this model had run {wall:.0f} s{turns}, within its own "
         f"{run.options.timeout_s:.0f} s timeout; killed before it wrote a result"))
-    return _with_launch(_synthesized(run.request, "timeout", wall, run.out_dir / f"{run.stem}.log", failure,
+    return _with_launch(_synthesized(run.request, "stopped", wall, run.out_dir / f"{run.stem}.log", failure,
                                      run.timed_checkpoint), wall, run.options)
 
 

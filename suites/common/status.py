@@ -21,6 +21,7 @@ _TABLE: tuple[tuple[str, int], ...] = (
     ("crash", pb.STATUS_CRASH),
     ("skipped", pb.STATUS_SKIPPED),
     ("infra_error", pb.STATUS_INFRA_ERROR),
+    ("stopped", pb.STATUS_STOPPED),  # Parity's: the run was stopped while the model ran (no result of the model's)
 )
 
 COMMUNITY_STATUSES: tuple[str, ...] = tuple(name for name, _ in _TABLE)

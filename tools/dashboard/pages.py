@@ -23,7 +23,7 @@ from tools.dashboard.filters import FILTER_COLUMNS, FILTER_LABELS, Filters
 from tools.dashboard.signatures import is_failure, phase_name, risks, signature
 from tools.store.hud import (COMPRESSION_THRESHOLD, GEOMEAN_THRESHOLD, PASS_RATE_THRESHOLD, SummaryRow, change,
                              passes)
-from tools.store.db import Database, dtype_name, enum_name, mode_name, tracked_problems
+from tools.store.db import Database, dtype_name, enum_name, mode_name, plan_progress, tracked_problems
 from tools.store.verdicts import (HOST_BOUND_IDLE_SHARE, KINDS, Figure, Verdict, change_points, compare_runs,
                                   history_of, key_of, noise_band)
 
@@ -139,6 +139,11 @@ def render_summary(ctx: Context) -> str:
     parts = [f'<p class="runs">new: <b data-run="new">{esc(run)}</b> (manifest {esc(", ".join(new_manifest) or "–")})'
              + (f' · base: <b data-run="base">{esc(base)}</b> (manifest {esc(", ".join(base_manifest) or "–")})'
                 if base else " · base: none (no older run on the same device)") + "</p>"]
+    progress = plan_progress(ctx.db, run)
+    if progress.planned:  # a run with a stored plan says whether everything planned has a result
+        parts.append(f'<p class="{"runs" if progress.complete else "banner"}" id="run-progress" '
+                     f'data-planned="{progress.planned}" data-missing="{len(progress.missing)}">'
+                     f"{esc(progress.describe())}</p>")
     if not comparable:
         parts.append(f'<p class="banner" id="manifest-mismatch">The base run used manifest version '
                      f'{esc(", ".join(base_manifest))} and the new run {esc(", ".join(new_manifest))}: their '

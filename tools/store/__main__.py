@@ -30,7 +30,7 @@ from proto.codegen import ensure_generated
 ensure_generated()
 
 from tools.store.db import (ORIGIN_COMMUNITY, IngestError, LoadedResult, StoreError, connect, display_name,  # noqa: E402
-                            ingest, load_results, newest_run, stored_results, tracked_problems)
+                            ingest, load_results, newest_run, plan_progress, stored_results, tracked_problems)
 from tools.store.hud_interop import InteropError, import_community_csvs, to_hud_rows  # noqa: E402
 from tools.store.hud import render, summarize  # noqa: E402
 from tools.store.verdicts import compare_runs  # noqa: E402
@@ -126,11 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         if not run_id:
             print(f"error: {shown} holds no results; ingest some first", file=sys.stderr)
             return 2
-        summary = summarize(conn, run_id)
-        if not summary:
+        summary, progress = summarize(conn, run_id), plan_progress(conn, run_id)
+        if not summary and not progress.planned:
             print(f"error: run {run_id!r} has no results in {shown}", file=sys.stderr)
             return 2
-        print(f"HUD summary of run {run_id} ({shown})")
+        print(f"HUD summary of run {run_id} ({shown}); {progress.describe()}")
         print(render(summary))
         return 0
     except (IngestError, InteropError, StoreError, sqlite3.DatabaseError, RuntimeError) as exc:

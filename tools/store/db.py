@@ -8,7 +8,9 @@ A store is named by a SQLite path (created if absent) or a `postgresql://` URL (
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import sys
 import time
 import zipfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -21,7 +23,7 @@ from google.protobuf.message import Message
 
 from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
-from proto.result_files import OPINFO_SUFFIX
+from proto.result_files import OPINFO_SUFFIX, PLAN_SUFFIX
 from tools.store.validate import InvalidValue, check
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -99,6 +101,19 @@ _PROBLEM_COLUMNS = """
 
 _PERFORMANCE_ONLY_COLUMN = "ALTER TABLE results ADD COLUMN performance_only INTEGER NOT NULL DEFAULT 0;"
 
+_RUN_PLANS_TABLE = """
+    CREATE TABLE run_plans (
+        run_id TEXT NOT NULL,
+        result_id TEXT NOT NULL,
+        suite TEXT NOT NULL,
+        model TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        backend TEXT NOT NULL,
+        device TEXT NOT NULL,
+        PRIMARY KEY (run_id, result_id)
+    );
+    """
+
 # Append-only: each entry moves the schema from version i to i+1. Never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -173,6 +188,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(sqlite=_PROBLEM_COLUMNS, postgres=_PROBLEM_COLUMNS),
     # RunConfig.performance_only: the HUD summary flags a group whose statuses no accuracy check gave.
     Migration(sqlite=_PERFORMANCE_ONLY_COLUMN, postgres=_PERFORMANCE_ONLY_COLUMN),
+    # Run ledgers (suites/common/ledger.py): what each run planned, so an interrupted run shows as incomplete.
+    Migration(sqlite=_RUN_PLANS_TABLE, postgres=_RUN_PLANS_TABLE),
 )
 
 MODE_NAMES = {pb.MODE_TRAINING: "training", pb.MODE_INFERENCE: "inference"}
@@ -193,7 +210,7 @@ class StoreError(RuntimeError):
 @dataclass(frozen=True)
 class LoadedResult:
     source: str
-    result: pb.ModelResult | opinfo_pb2.OpInfoResult
+    result: pb.ModelResult | opinfo_pb2.OpInfoResult | pb.RunLedger
     origin: str = ORIGIN_PARITY
 
 
@@ -360,7 +377,11 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
         candidates = sorted(path.rglob("*")) if path.is_dir() else [path]
         for file in candidates:
             if file.suffix == ".pb" and not _is_split_half(file.name):
+                _check_regular(file)
                 yield str(file), file.read_bytes()
+            elif file.is_symlink() and file.is_dir():  # rglob does not follow it: say so rather than skip silently
+                print(f"[ingest] skipped {file}: a symbolic link to a folder ({os.readlink(file)}); name its target "
+                      "to ingest what it holds", file=sys.stderr)
             elif file.name == "outputs.zip":
                 try:
                     with zipfile.ZipFile(file) as archive:
@@ -371,19 +392,35 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
                     raise IngestError(f"{file}: not a readable zip archive ({exc}); nothing was stored") from exc
 
 
+def _check_regular(file: Path) -> None:
+    """A result is a regular file: a dangling link, a folder or a FIFO named *.pb is an error, and nothing opens a
+    FIFO (it would block)."""
+    if file.is_symlink() and not file.exists():
+        raise IngestError(f"{file}: a symbolic link to {os.readlink(file)}, which does not exist; remove the link or "
+                          "point it at a result file. Nothing was stored")
+    if not file.is_file():
+        kind = "a folder" if file.is_dir() else "not a regular file (a FIFO, socket or device)"
+        raise IngestError(f"{file}: {kind}, but named like a result file; rename or remove it. Nothing was stored")
+
+
 def _is_split_half(name: str) -> bool:
     """The accuracy or performance half of a split run; the merged result beside it is what is stored."""
     return name.endswith((".accuracy.pb", ".performance.pb"))
 
 
-def _parse(source: str, data: bytes) -> pb.ModelResult | opinfo_pb2.OpInfoResult:
-    result: Message = opinfo_pb2.OpInfoResult() if source.endswith(OPINFO_SUFFIX) else pb.ModelResult()
+def _parse(source: str, data: bytes) -> pb.ModelResult | opinfo_pb2.OpInfoResult | pb.RunLedger:
+    result: Message = (opinfo_pb2.OpInfoResult() if source.endswith(OPINFO_SUFFIX) else
+                       pb.RunLedger() if source.endswith(PLAN_SUFFIX) else pb.ModelResult())
     kind = result.DESCRIPTOR.full_name
     try:
         result.ParseFromString(data)
     except Exception as exc:  # noqa: BLE001 (protobuf raises several types for garbage)
         raise IngestError(f"{source}: not a {kind} ({exc}); nothing was stored") from exc
-    if isinstance(result, opinfo_pb2.OpInfoResult):
+    if isinstance(result, pb.RunLedger):
+        if not result.run_id or any(not p.result_id for p in result.planned):
+            raise IngestError(f"{source}: incomplete RunLedger (needs run_id, and a result_id per planned run); "
+                              "nothing was stored")
+    elif isinstance(result, opinfo_pb2.OpInfoResult):
         if not result.result_id or not result.op or not result.outcome:
             raise IngestError(f"{source}: incomplete OpInfoResult (needs result_id, op, outcome); nothing was stored")
     elif not result.result_id or not result.config.model or not result.community_status:
@@ -428,11 +465,15 @@ def ingest(db: Database, loaded: list[LoadedResult], source: str = "") -> int:
     """Stores the batch in one transaction (all or nothing); returns how many results it holds."""
     by_id: dict[str, tuple[object, ...]] = {}
     opinfo_rows: dict[str, tuple[object, ...]] = {}
+    plan_rows: dict[tuple[str, str], tuple[object, ...]] = {}
     for item in loaded:
         try:
             check(item.result)
         except InvalidValue as exc:
             raise IngestError(f"{item.source}: {exc}; nothing was stored") from exc
+        if isinstance(item.result, pb.RunLedger):
+            plan_rows.update({(item.result.run_id, p.result_id): _plan_row(item.result, p) for p in item.result.planned})
+            continue
         if isinstance(item.result, opinfo_pb2.OpInfoResult):
             opinfo_rows[item.result.result_id] = _opinfo_row(item.result)
             continue
@@ -449,9 +490,50 @@ def ingest(db: Database, loaded: list[LoadedResult], source: str = "") -> int:
             db.executemany(_UPSERT, rows)
         if opinfo_rows:
             db.executemany(_OPINFO_UPSERT, list(opinfo_rows.values()))
+        if plan_rows:
+            db.executemany(_PLAN_UPSERT, list(plan_rows.values()))
         db.execute("INSERT INTO ingests (ingested_at, source, results) VALUES (?, ?, ?)",
                    (int(time.time()), source or (loaded[0].source if loaded else ""), len(rows) + len(opinfo_rows)))
     return len(rows) + len(opinfo_rows)
+
+
+_PLAN_COLUMNS = ("run_id", "result_id", "suite", "model", "mode", "backend", "device")
+_PLAN_UPSERT = (f"INSERT INTO run_plans ({', '.join(_PLAN_COLUMNS)}) VALUES ({', '.join('?' * len(_PLAN_COLUMNS))}) "
+                "ON CONFLICT (run_id, result_id) DO UPDATE SET "
+                + ", ".join(f"{c} = excluded.{c}" for c in _PLAN_COLUMNS[2:]))
+
+
+def _plan_row(ledger: pb.RunLedger, planned: pb.PlannedRun) -> tuple[object, ...]:
+    return (ledger.run_id, planned.result_id, ledger.suite, planned.model, mode_name(planned.mode), planned.backend,
+            planned.device)
+
+
+@dataclass(frozen=True)
+class PlanProgress:
+    """How much of what a run planned has a final result ("stopped" is none); planned == 0: no ledger stored."""
+    planned: int
+    missing: tuple[str, ...]  # "model (mode)" of each planned run without a final result
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+    def describe(self) -> str:
+        if not self.planned:
+            return "no plan stored (a run from before ledgers, or Bazel's): completeness unknown"
+        if self.complete:
+            return f"complete: {self.planned} of {self.planned} planned runs have a result"
+        shown = ", ".join(self.missing[:5]) + (", ..." if len(self.missing) > 5 else "")
+        return (f"INCOMPLETE: {len(self.missing)} of {self.planned} planned runs have no result ({shown}); "
+                "suites.run --resume runs them")
+
+
+def plan_progress(db: Database, run_id: str) -> PlanProgress:
+    rows = db.query("SELECT p.model, p.mode FROM run_plans p LEFT JOIN results r ON r.run_id = p.run_id AND "
+                    "r.result_id = p.result_id AND r.community_status <> 'stopped' WHERE p.run_id = ? AND "
+                    "r.result_id IS NULL ORDER BY p.model, p.mode", (run_id,))
+    planned = int(db.query("SELECT COUNT(*) FROM run_plans WHERE run_id = ?", (run_id,))[0][0])
+    return PlanProgress(planned, tuple(f"{model} ({mode})" for model, mode in rows))
 
 
 _OPINFO_COLUMNS = ("result_id", "run_id", "op", "variant", "dtype", "device", "device_name", "op_group",

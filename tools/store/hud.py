@@ -4,7 +4,8 @@ Per (suite, compiler, mode, dtype, device): pass rate over every model (a model 
 accuracy is pass/pass_due_to_skip/eager_variation AND its speedup is non-zero, or it is
 pass_due_to_skip; every model with a result counts in the denominator); geometric mean speedup over passing models
 with a non-zero speedup (no clipping); arithmetic means of compile latency and compression ratio over
-passing models with non-zero values. Our own "skipped" rows are excluded: upstream writes no row.
+passing models with non-zero values. Our own "skipped" rows, and "stopped" ones (the run was stopped while the model ran), are excluded: upstream
+writes no row.
 A group in which no record has a speedup but some passed accuracy is an accuracy-only run (suites.run
 --plan accuracy): its pass rate is the accuracy pass rate, flagged as such, and it has no speed figures. A group of
 performance-only results (--plan performance) checked no accuracy: its pass rate says only which models ran, flagged.
@@ -25,6 +26,9 @@ PASSING = ("pass", "pass_due_to_skip", "eager_variation")
 PASS_RATE_THRESHOLD = 0.90  # the HUD's pass-rate header threshold
 GEOMEAN_THRESHOLD = 0.95  # the HUD's geomean speedup header threshold
 COMPRESSION_THRESHOLD = 0.90  # the HUD's compression-ratio header threshold
+# Results upstream writes no row for: our own skips, and models a stopped run never finished (plan_progress counts
+# those as missing, so the run shows as incomplete instead of the models as failing).
+NO_ROW = "('skipped', 'stopped')"
 CHANGE_THRESHOLD = 0.05  # a new-vs-base cell is a regression or an improvement past a 5% relative change
 
 
@@ -77,7 +81,7 @@ SUMMARY_COLUMNS = ("model, suite, hud_compiler, mode, dtype, device_type, device
 
 def summarize(db: Database, run_id: str, where: str = "", params: tuple[object, ...] = ()) -> list[SummaryRow]:
     """The HUD summary of one run; `where` (parameterised, from the dashboard's filters) narrows it."""
-    rows = db.query(f"SELECT {SUMMARY_COLUMNS} FROM results WHERE run_id = ? AND community_status != 'skipped'"
+    rows = db.query(f"SELECT {SUMMARY_COLUMNS} FROM results WHERE run_id = ? AND community_status NOT IN {NO_ROW}"
                     + (f" AND {where}" if where else "")
                     + " ORDER BY suite, hud_compiler, mode, dtype, device_type, device_name, model, result_id",
                     (run_id, *params))

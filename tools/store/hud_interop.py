@@ -42,7 +42,10 @@ def output_name(result: pb.ModelResult, target: str) -> str:
 
 
 def to_hud_rows(result: pb.ModelResult, repo: str = "", head_branch: str = "") -> list[dict[str, Any]]:
-    """The HUD v3 rows of one result: accuracy first, then the performance metrics."""
+    """The HUD v3 rows of one result: accuracy first, then the performance metrics; none for a model a stopped run
+    never finished (upstream writes no row for it)."""
+    if result.community_status == "stopped":
+        return []
     c, p = result.config, result.provenance
     common = {
         "timestamp": p.start_time.seconds,

@@ -343,3 +343,23 @@ def test_a_password_in_the_store_url_is_never_printed(tmp_path: Path, postgres, 
     out = capsys.readouterr()
     password = secret_url.split("://", 1)[1].split("@", 1)[0].partition(":")[2]
     assert password and password not in out.out + out.err
+
+
+@pytest.mark.parametrize("odd", ["dangling link", "folder", "fifo"])
+def test_odd_files_named_like_results_are_named_and_nothing_blocks(tmp_path: Path, odd: str) -> None:
+    import os
+
+    folder = write(tmp_path, make_result("m", "pass", 1.5))
+    strange = folder / "strange.pb"
+    {"dangling link": lambda: strange.symlink_to(tmp_path / "gone.pb"), "folder": strange.mkdir,
+     "fifo": lambda: os.mkfifo(strange)}[odd]()
+    with pytest.raises(IngestError, match="strange.pb: .*Nothing was stored"):
+        load_results([folder])
+
+
+def test_a_symlinked_folder_is_reported_not_skipped_silently(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = write(tmp_path, make_result("m", "pass", 1.5))
+    elsewhere = write(tmp_path, make_result("n", "pass", 1.5), folder="elsewhere")
+    (folder / "linked").symlink_to(elsewhere)
+    assert [r.result.config.model for r in load_results([folder])] == ["m"]
+    assert f"skipped {folder / 'linked'}: a symbolic link to a folder" in capsys.readouterr().err

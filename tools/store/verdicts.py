@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from parity.v1 import results_pb2 as pb
 from tools.store.db import DTYPE_NAMES, MODE_NAMES, Database, parse_payload
-from tools.store.hud import CHANGE_THRESHOLD
+from tools.store.hud import CHANGE_THRESHOLD, NO_ROW
 from tools.store.hud import change as hud_change
 
 MIN_EFFECT = 0.03  # below a 3% change no verdict is called, whatever the history: too small to act on
@@ -160,7 +160,7 @@ def decide(key: tuple[str, ...], new: Figure | None, base: Figure | None,
 
 
 def _figures_by_key(db: Database, run_id: str) -> dict[tuple[str, ...], Figure | None]:
-    rows = db.query("SELECT payload FROM results WHERE run_id = ? AND community_status != 'skipped' "
+    rows = db.query(f"SELECT payload FROM results WHERE run_id = ? AND community_status NOT IN {NO_ROW} "
                     "ORDER BY suite, model, mode, result_id", (run_id,))
     found: dict[tuple[str, ...], Figure | None] = {}
     for (payload,) in rows:
