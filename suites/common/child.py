@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import functools
-import importlib
 import os
 import sys
 import time
@@ -19,7 +18,7 @@ from compiler.backends import get_backend
 from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
 from proto.result_files import write_atomically
-from suites.common import cpu_sets, parent_death
+from suites.common import cpu_sets, loaders, parent_death
 from suites.common import status as statuses
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import Manifest, load_manifest
@@ -62,7 +61,7 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None,
             device_info = device.info()
             print(device_line(device_info.name, device_info.arch), flush=True)
             plan = request.run_plan()
-            loader_module = importlib.import_module(f"suites.{request.suite}.loader")
+            loader_module = loaders.loader_module(request.suite)
             turns = DeviceTurns.from_env()  # set when models run side by side take turns on the device
             after_timing = functools.partial(_save, timed_checkpoint) if timed_checkpoint else None
             if entry.workload == "generation":  # LLM entries: timed through generate()

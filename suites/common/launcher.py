@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from parity.v1 import results_pb2 as pb
+from suites.common import loaders
 from suites.common import status as statuses
 from suites.common.cpu_sets import ENV_VAR as CPU_SETS_ENV
 from suites.common.cpu_sets import CpuSplit
@@ -207,7 +208,7 @@ def _start(argv: list[str], log_path: Path, env: dict[str, str], zygote: Zygote 
 
 def start_zygote(suite: str, parallel_jobs: int, cpus: CpuSplit | None = None) -> Zygote:
     """A pre-imported parent for the children of one run of `suite` (suites/common/zygote.py); the caller closes it."""
-    return Zygote(preload=["suites.common.child", f"suites.{suite}.loader"], env=child_env(parallel_jobs, cpus))
+    return Zygote(preload=["suites.common.child", loaders.module_name(suite)], env=child_env(parallel_jobs, cpus))
 
 
 def stop_running_children(why: str) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import weakref
 from collections import OrderedDict
 from pathlib import Path
@@ -16,6 +15,7 @@ import torch
 from compiler.backends import get_backend
 from compiler.devices.registry import get_device
 from parity.v1 import results_pb2 as pb
+from suites.common import loaders
 from suites.common.device_turns import DeviceTurns
 from suites.common.manifest import load_manifest
 from suites.common.model_run import ModelRun, compare, eager_runs_agree, fp64_reference
@@ -32,7 +32,7 @@ def test_the_timed_model_is_gone_when_training_accuracy_work_starts(monkeypatch:
     manifest = load_manifest("selftest")
     entry = manifest.model("healthy")
     loaded: list[weakref.ref[Any]] = []
-    selftest_loader = importlib.import_module("suites.selftest.loader")  # by suite name, as the child reaches it
+    selftest_loader = loaders.loader_module("selftest")  # by suite name, as the child reaches it
 
     def build(*args: Any) -> Workload:
         workload = selftest_loader.build(*args)

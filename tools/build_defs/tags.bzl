@@ -15,9 +15,6 @@ SMOKE = "smoke"
 # Presubmit skips these (nightly runs everything): e.g. eager-vs-eager model targets.
 NIGHTLY = "nightly"
 
-# Timing targets: never served from cache.
-PERF = "perf"
-
 # Tests that start a real PostgreSQL server: it refuses to run as root, and the sandbox's user namespace
 # maps no other account to switch to, so these run unsandboxed (Bazel's own execution tag).
 NO_SANDBOX = "no-sandbox"
@@ -38,7 +35,7 @@ def backend_tag(backend):
 
 def check_tags(tags, known_backends, known_suites):
     """fail()s on a tag outside the vocabulary, naming the file to extend."""
-    allowed = BAZEL_TAGS + REQUIRES_TAGS.values() + [SMOKE, NIGHTLY, PERF, NO_SANDBOX] + DISABLED_REASON_TAGS.values() + MODE_TAGS
+    allowed = BAZEL_TAGS + REQUIRES_TAGS.values() + [SMOKE, NIGHTLY, NO_SANDBOX] + DISABLED_REASON_TAGS.values() + MODE_TAGS
     allowed += [backend_tag(b) for b in known_backends] + [suite_tag(s) for s in known_suites]
     for tag in tags:
         if tag not in allowed:

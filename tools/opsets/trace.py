@@ -12,10 +12,11 @@ backend (Inductor included) receives.
 from __future__ import annotations
 
 import contextlib
-import importlib
 from typing import Any
 
 import torch
+
+from suites.common import loaders
 
 
 def _materialise(value: Any) -> Any:
@@ -69,7 +70,7 @@ def trace_ops(suite: str, model: str, mode: str) -> set[str]:
     entry = manifest.model(model)
     if mode not in entry.modes:
         raise ValueError(f"{suite}/{model} does not take part in {mode} (modes: {', '.join(entry.modes)})")
-    build = importlib.import_module(f"suites.{suite}.loader").build
+    build = loaders.loader_module(suite).build
     workload = _build(build, entry, mode)
 
     ops: set[str] = set()

@@ -5,9 +5,9 @@ devices. A change is called only when all of these hold:
 1. the two runs' speedup intervals (Performance.timing, 95% bootstrap) do not overlap;
 2. the change is larger than the model's own noise band: NOISE_MADS robust deviations of its log speedups since
    its last change point, and at least MIN_EFFECT. A model with fewer than MIN_HISTORY runs there has no band of
-   its own yet; it gets the HUD's 5% instead. The intervals cover one run's sampling only: two cold compiles of one
-   commit may autotune different kernels, and the first A/A runs on an H200 moved device-bound models by up to
-   4.4% with intervals apart (suites/timm/reference/README.md);
+   its own yet; it gets the HUD's 5% instead. The intervals cover one run's sampling only: on one H200, with the same
+   compiled code, device-bound models moved up to 4.4% between runs with intervals apart
+   (suites/timm/reference/README.md);
 3. the compiled side moved the same way: its median latency intervals do not overlap either. A speedup that moved
    while the compiled latency did not is the eager side moving (a host-bound eager loop, an eager change): that is
    "eager_moved", not the compiler's doing.
