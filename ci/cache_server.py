@@ -27,6 +27,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from ci import processes
+
 # The --disk_cache of --config=ci (.bazelrc): the loopback server serves and fills that same store.
 DEFAULT_STORE = Path("/var/cache/parity/bazel-disk")
 DEFAULT_STATE = Path("/tmp/parity-cache-server")
@@ -112,16 +114,7 @@ def _nginx() -> str:
 
 
 def running_pid(server: CacheServer) -> int | None:
-    try:
-        pid = int(server.pid_file.read_text().strip())
-    except (OSError, ValueError):
-        return None
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # A zombie has exited (its parent, often a container's init, has not reaped it yet).
-    return None if stat.rsplit(")", 1)[-1].split()[0] == "Z" else pid
+    return processes.running_pid(server.pid_file)
 
 
 def _answers(url: str) -> bool:

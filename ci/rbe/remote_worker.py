@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from ci import processes
+
 SOURCES = Path("/usr/src/bazel-bootstrap/src/tools/remote/src/main/java")  # Debian bazel-bootstrap-source
 SERVER_JAR = Path("/usr/share/bazel/A-server.jar")  # Bazel's own classes: gRPC, REAPI protos, sandbox code
 DEFAULT_ROOT = Path("/tmp/parity-remote-worker")
@@ -63,12 +65,7 @@ def build(root: Path) -> Path:
 
 
 def _pid(root: Path) -> int | None:
-    try:
-        pid = int((root / "worker.pid").read_text())
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (OSError, ValueError):
-        return None
-    return None if stat.rsplit(")", 1)[-1].split()[0] == "Z" else pid
+    return processes.running_pid(root / "worker.pid")
 
 
 def _listening(port: int) -> bool:

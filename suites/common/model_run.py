@@ -235,6 +235,19 @@ def record_performance(result: pb.ModelResult, device: DeviceAdapter, sampled: S
     mem.compression_ratio = peak_gb[0] / peak_gb[1] if peak_gb[1] > 0 else 0.0
 
 
+@dataclasses.dataclass
+class _Prepared:
+    """A loaded model ready to time and check: the timed (cast) model and inputs, the compiled callable, and the
+    model as loaded kept on the host for the accuracy work (None when nothing is compared)."""
+    model: Any  # the timed module; training drops it (None) before its check, which trains fresh copies
+    inputs: Any
+    iteration: Iteration
+    compiled: Callable[..., Any]
+    pristine: torch.nn.Module | None
+    pristine_inputs: Any
+    state_before_timing: dict[str, torch.Tensor] | None
+
+
 class ModelRun:
     def __init__(self, manifest: Manifest, entry: ModelEntry, mode: str, backend: Backend, device: DeviceAdapter,
                  smoke: bool, batch_size: int, plan: RunPlan, loader: Loader, trace_prefix: Path | None = None,
@@ -263,6 +276,31 @@ class ModelRun:
             return run_classified(self.result, self._experiment)
 
     def _experiment(self) -> str:
+        """The methodology's steps: load and prepare, timing, then the accuracy check (fp64 reference, two eager
+        runs, the checked compiled run)."""
+        # Upstream's pick_grad: inference runs without autograd (else the compiled forward is a training
+        # graph and CUDA graph trees wait for a backward that never comes), training with it; a model that
+        # differentiates inside its forward keeps it on (the manifest's inference_grad).
+        grad_mode = torch.enable_grad() if self.training or self.entry.inference_grad else torch.no_grad()
+        inductor_options = {**self.entry.inductor_config, **dict(self.plan.inductor_overrides)}  # a variant's win
+        with grad_mode, torch._inductor.config.patch(inductor_options), forced_fallbacks(self._fallback_policy):
+            run = self._load_and_prepare()
+            ended = self._timing(run)
+            if ended:
+                return ended
+            if run.pristine is None:
+                self.result.accuracy.detail = ("not compared: upstream's accuracy.skip.large_models"
+                                               if self.plan.check_accuracy else PERFORMANCE_ONLY_DETAIL)
+                return "pass_due_to_skip" if self.entry.accuracy_skipped(self.mode) else "pass"
+            status = self._accuracy_check(run)
+        if self.entry.non_deterministic and (status == "pass" or status in ACCURACY_VERDICTS):
+            accuracy = self.result.accuracy
+            accuracy.detail = f"{status}, counted as pass: upstream's non_deterministic_models\n{accuracy.detail}".strip()
+            status = "pass"
+        return status
+
+    def _load_and_prepare(self) -> _Prepared:
+        """Load; the model as loaded kept on the host for the accuracy work; cast (inference: BF16); compile."""
         device = self.device
         with self._phase("load"):
             workload = load_classified(
@@ -276,97 +314,89 @@ class ModelRun:
 
         iteration = Iteration(self.training, autocast, workload.loss_fn)
         del workload  # the loaded inputs go when the run casts them
-        tolerance = self.manifest.tolerance_for(self.entry, self.mode, device.type)
-        accuracy = self.result.accuracy
-        accuracy.tolerance = tolerance
-        # Upstream's pick_grad: inference runs without autograd (else the compiled forward is a training
-        # graph and CUDA graph trees wait for a backward that never comes), training with it; a model that
-        # differentiates inside its forward keeps it on (the manifest's inference_grad).
-        grad_mode = torch.enable_grad() if self.training or self.entry.inference_grad else torch.no_grad()
-
+        self.result.accuracy.tolerance = self.manifest.tolerance_for(self.entry, self.mode, device.type)
         # Upstream's large models are not compared at all; eager_not_deterministic ones are run but not compared.
         compares = self.plan.check_accuracy and not self.entry.large_model
+        # The accuracy work gets the model as loaded (fp32, untrained), kept on the host while timing runs.
+        pristine = copy.deepcopy(model).to("cpu") if compares else None
+        if pristine is not None:  # upstream checks TorchBench training in eval mode (manifest.py)
+            pristine.train(self.manifest.accuracy_in_train_mode(self.entry, self.mode))
+        pristine_inputs = to_device(inputs, "cpu") if compares else None
+        if not self.training:  # the community's --bfloat16: cast model and float inputs
+            model = model.to(torch.bfloat16)
+            inputs = cast_floats(inputs, torch.bfloat16)
+        compiled = self.backend.compile(iteration.__call__, device)
+        # A forward that updates the model's own tensors (moco's queue and momentum encoder) leaves the timed
+        # module changed; its checked run must start where the eager reference starts, as in upstream's
+        # fresh accuracy process. Kept on the host, so it does not count towards the device's peak memory.
+        state_before_timing = (_host_copy_of_state(model)
+                               if self._checks_timed_artifact and pristine is not None else None)
+        return _Prepared(model, inputs, iteration, compiled, pristine, pristine_inputs, state_before_timing)
+
+    def _timing(self, run: _Prepared) -> str:
+        """Timing first, with the run's one cold compile, under upstream's performance settings: the process is then
+        in the state of upstream's performance process. The accuracy work's set-up for deterministic runs comes
+        after it, as it slows eager on some devices (CUDA: cuBLAS, compiler/devices/cuda.py). Returns a status when
+        the run ends here, else ""."""
+        if not self.plan.measure_performance:
+            return ""
+        with performance_settings():
+            try:
+                with self._phase("performance"):
+                    self._performance(run.model, run.inputs, run.iteration, run.compiled)
+            except RunFailed as failed:
+                if not (self.plan.check_accuracy and self.entry.large_model):
+                    raise
+                # Upstream's accuracy run skips a large model before running it: its status is
+                # pass_due_to_skip whatever timing met. The failure is kept (upstream: a zero speedup).
+                record_failure(self.result, failed)
+                self.result.accuracy.detail = "not compared: upstream's accuracy.skip.large_models"
+                return "pass_due_to_skip"
+            if self.backend.compiles and self.result.performance.speedup < self.speedup_target:
+                with self._phase("analysis"):
+                    self._analyse(run.model, run.inputs, {"eager": run.iteration, "compiled": run.compiled},
+                                  f"speedup {self.result.performance.speedup:.3g} < target {self.speedup_target:g}")
+        if run.pristine is not None and self.after_timing is not None:
+            self.after_timing(self.result)
+        return ""
+
+    def _accuracy_check(self, run: _Prepared) -> str:
+        """The fp64 reference, the two eager runs (which must agree) and the checked compiled run."""
+        device, accuracy = self.device, self.result.accuracy
+        assert run.pristine is not None and run.pristine_inputs is not None
+        if self.training:
+            run.model = None  # the check below trains fresh copies; the timed model is not used again
+            self._release_timed_training_state(run.iteration)
+        device.prepare_deterministic_runs()
 
         def checked() -> contextlib.AbstractContextManager[Any]:
-            if not compares:
-                return contextlib.nullcontext()
             # Eager runs checked against the timed artifact share its matmul precision (settings.py).
             return accuracy_settings(deterministic_algorithms=self.entry.deterministic_algorithms,
                                      reduced_precision=self._checks_timed_artifact,
                                      reduced_precision_reductions=self.entry.reduced_precision_reductions)
 
-        inductor_options = {**self.entry.inductor_config, **dict(self.plan.inductor_overrides)}  # a variant's win
-        with grad_mode, torch._inductor.config.patch(inductor_options), forced_fallbacks(self._fallback_policy):
-            # The accuracy work gets the model as loaded (fp32, untrained), kept on the host while timing runs.
-            pristine = copy.deepcopy(model).to("cpu") if compares else None
-            if pristine is not None:  # upstream checks TorchBench training in eval mode (manifest.py)
-                pristine.train(self.manifest.accuracy_in_train_mode(self.entry, self.mode))
-            pristine_inputs = to_device(inputs, "cpu") if compares else None
-            if not self.training:  # the community's --bfloat16: cast model and float inputs
-                model = model.to(torch.bfloat16)
-                inputs = cast_floats(inputs, torch.bfloat16)
-            compiled = self.backend.compile(iteration.__call__, device)
-            # A forward that updates the model's own tensors (moco's queue and momentum encoder) leaves the timed
-            # module changed; its checked run must start where the eager reference starts, as in upstream's
-            # fresh accuracy process. Kept on the host, so it does not count towards the device's peak memory.
-            state_before_timing = (_host_copy_of_state(model)
-                                   if self._checks_timed_artifact and pristine is not None else None)
-            # Timing first, with the run's one cold compile, under upstream's performance settings: the process is
-            # then in the state of upstream's performance process. The accuracy work's set-up for deterministic
-            # runs comes after it, as it slows eager on some devices (CUDA: cuBLAS, compiler/devices/cuda.py).
-            if self.plan.measure_performance:
-                with performance_settings():
-                    try:
-                        with self._phase("performance"):
-                            self._performance(model, inputs, iteration, compiled)
-                    except RunFailed as failed:
-                        if not (self.plan.check_accuracy and self.entry.large_model):
-                            raise
-                        # Upstream's accuracy run skips a large model before running it: its status is
-                        # pass_due_to_skip whatever timing met. The failure is kept (upstream: a zero speedup).
-                        record_failure(self.result, failed)
-                        accuracy.detail = "not compared: upstream's accuracy.skip.large_models"
-                        return "pass_due_to_skip"
-                    if self.backend.compiles and self.result.performance.speedup < self.speedup_target:
-                        with self._phase("analysis"):
-                            self._analyse(model, inputs, {"eager": iteration, "compiled": compiled},
-                                          f"speedup {self.result.performance.speedup:.3g} < target "
-                                          f"{self.speedup_target:g}")
-            if self.plan.measure_performance and pristine is not None and self.after_timing is not None:
-                self.after_timing(self.result)
-            if pristine is None:
-                accuracy.detail = ("not compared: upstream's accuracy.skip.large_models" if self.plan.check_accuracy
-                                   else PERFORMANCE_ONLY_DETAIL)
-                return "pass_due_to_skip" if self.entry.accuracy_skipped(self.mode) else "pass"
-            if self.training:
-                del model  # the check below trains fresh copies; the timed model is not used again
-                self._release_timed_training_state(iteration)
-            device.prepare_deterministic_runs()
-            with checked():
-                with self._phase("fp64_reference"):
-                    fp64 = self._fp64_reference(pristine, to_device(pristine_inputs, device.type), iteration)
-                accuracy.fp64_reference = fp64 is not None
-                accuracy.cosine = fp64 is None
-                with self._phase("eager_runs"):
-                    # Upstream copies the model inside its first eager run's try: an OOM here is that run's OOM.
-                    with _classified(pb.PHASE_EAGER, *eager_run_statuses(self.plan.measure_performance)[0], device):
-                        reference = pristine.to(device.type)
-                        if not self.training:
-                            reference = reference.to(torch.bfloat16)
-                    eager_ref, status = self._eager_runs(reference, inputs, iteration)
-            if status == "pass":
-                # Inference checks the timed artifact, which needs the timed module (Dynamo guards on it); it is
-                # unchanged by timing. Training recompiles for its check, from the untrained weights.
-                checked_model = reference if self.training else model
-                if state_before_timing is not None:
-                    _restore_state(model, state_before_timing)
-                with self._check_settings(checked), self._phase("compiled_check"):
-                    status = self._compiled_check(checked_model, inputs, iteration, compiled, eager_ref, fp64,
-                                                  tolerance)
-        if self.entry.non_deterministic and (status == "pass" or status in ACCURACY_VERDICTS):
-            accuracy.detail = f"{status}, counted as pass: upstream's non_deterministic_models\n{accuracy.detail}".strip()
-            status = "pass"
-        return status
+        with checked():
+            with self._phase("fp64_reference"):
+                fp64 = self._fp64_reference(run.pristine, to_device(run.pristine_inputs, device.type), run.iteration)
+            accuracy.fp64_reference = fp64 is not None
+            accuracy.cosine = fp64 is None
+            with self._phase("eager_runs"):
+                # Upstream copies the model inside its first eager run's try: an OOM here is that run's OOM.
+                with _classified(pb.PHASE_EAGER, *eager_run_statuses(self.plan.measure_performance)[0], device):
+                    reference = run.pristine.to(device.type)
+                    if not self.training:
+                        reference = reference.to(torch.bfloat16)
+                eager_ref, status = self._eager_runs(reference, run.inputs, run.iteration)
+        if status != "pass":
+            return status
+        # Inference checks the timed artifact, which needs the timed module (Dynamo guards on it); it is unchanged by
+        # timing. Training recompiles for its check, from the untrained weights.
+        checked_model = reference if self.training else run.model
+        if run.state_before_timing is not None:
+            _restore_state(run.model, run.state_before_timing)
+        with self._check_settings(checked), self._phase("compiled_check"):
+            return self._compiled_check(checked_model, run.inputs, run.iteration, run.compiled, eager_ref, fp64,
+                                        accuracy.tolerance)
 
     def _release_timed_training_state(self, iteration: Iteration) -> None:
         """Frees what timing left on the device, once the caller has dropped the timed model: its optimizer state,

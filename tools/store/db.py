@@ -573,15 +573,25 @@ def _opinfo_row(r: opinfo_pb2.OpInfoResult) -> tuple[object, ...]:
 
 
 def _row(item: LoadedResult) -> tuple[object, ...]:
+    """The result's values in _COLUMNS order, from a row built by column name (a missing or extra name fails)."""
     r = item.result
     c, p = r.config, r.provenance
-    return (r.result_id, r.run_id, c.suite, c.model, MODE_NAMES.get(c.mode, ""), DTYPE_NAMES.get(c.precision, ""),
-            c.backend, c.hud_compiler, c.device, p.device_name, int(c.smoke), r.community_status, r.expected_status,
-            r.status, r.performance.speedup, r.performance.abs_latency_ms, r.compile_time.compilation_latency_s,
-            r.memory.compression_ratio, r.memory.eager_peak_gb, r.memory.compiled_peak_gb, r.dynamo.graph_breaks,
-            r.dynamo.recompiles, p.torch_version, p.commit, p.manifest_version, p.manifest_sha256,
-            p.start_time.seconds, r.wall_time_s, r.SerializeToString(), item.origin, r.bottleneck.signature,
-            r.bottleneck.cause, int(c.performance_only))
+    named: dict[str, object] = dict(
+        result_id=r.result_id, run_id=r.run_id, suite=c.suite, model=c.model, mode=MODE_NAMES.get(c.mode, ""),
+        dtype=DTYPE_NAMES.get(c.precision, ""), backend=c.backend, hud_compiler=c.hud_compiler, device_type=c.device,
+        device_name=p.device_name, smoke=int(c.smoke), community_status=r.community_status,
+        expected_status=r.expected_status, status=r.status, speedup=r.performance.speedup,
+        abs_latency_ms=r.performance.abs_latency_ms, compilation_latency_s=r.compile_time.compilation_latency_s,
+        compression_ratio=r.memory.compression_ratio, eager_peak_gb=r.memory.eager_peak_gb,
+        compiled_peak_gb=r.memory.compiled_peak_gb, graph_breaks=r.dynamo.graph_breaks,
+        recompiles=r.dynamo.recompiles, torch_version=p.torch_version, commit_sha=p.commit,
+        manifest_version=p.manifest_version, manifest_sha256=p.manifest_sha256, start_time=p.start_time.seconds,
+        wall_time_s=r.wall_time_s, payload=r.SerializeToString(), origin=item.origin,
+        problem_signature=r.bottleneck.signature, bottleneck_cause=r.bottleneck.cause,
+        performance_only=int(c.performance_only))
+    if named.keys() != set(_COLUMNS):
+        raise AssertionError(f"_row and _COLUMNS disagree: {sorted(named.keys() ^ set(_COLUMNS))}")
+    return tuple(named[column] for column in _COLUMNS)
 
 
 def parse_payload(payload: bytes | memoryview) -> pb.ModelResult:
