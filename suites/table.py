@@ -3,7 +3,7 @@
   python -m suites.table suites/timm/reference/h200                 # one row per result, then wall-time figures
   python -m suites.table out/single-1 out/split --label             # rows say which folder they came from
 
-Reads the `.pb` result files of each folder (not recursively).
+Reads the result files of each folder (not recursively): `.pb`, or the `.txtpb` text form where it stands alone.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from proto.codegen import ensure_generated  # noqa: E402
 ensure_generated()
 
 from parity.v1 import results_pb2 as pb  # noqa: E402
-from suites.common.result_io import ResultFileError, read_result  # noqa: E402
+from suites.common.result_io import ResultFileError, read_result, result_files  # noqa: E402
 
 HEADER = ("model", "mode", "backend", "status", "speedup", "compile latency (s)", "compression", "wall (s)",
           "eager (ms)", "compiled (ms)")
@@ -58,7 +58,7 @@ def load(folders: list[Path], label: bool) -> list[tuple[str, pb.ModelResult]]:
     for folder in folders:
         if not folder.is_dir():
             raise ResultFileError(f"{folder} is not a folder of result files")
-        for path in sorted(folder.glob("*.pb")):
+        for path in result_files(folder):
             results.append((folder.name if label else "", read_result(path)))
     return results
 

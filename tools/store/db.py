@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from google.protobuf import text_format
 from google.protobuf.message import Message
 
 from parity.v1 import opinfo_pb2
@@ -379,6 +380,9 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
             if file.suffix == ".pb" and not _is_split_half(file.name):
                 _check_regular(file)
                 yield str(file), file.read_bytes()
+            elif file.suffix == ".txtpb" and not _is_split_half(file.name) and not file.with_suffix(".pb").exists():
+                _check_regular(file)  # a text-only result (the reference datasets keep only the text form)
+                yield str(file), _text_to_binary(file)
             elif file.is_symlink() and file.is_dir():  # rglob does not follow it: say so rather than skip silently
                 print(f"[ingest] skipped {file}: a symbolic link to a folder ({os.readlink(file)}); name its target "
                       "to ingest what it holds", file=sys.stderr)
@@ -405,12 +409,28 @@ def _check_regular(file: Path) -> None:
 
 def _is_split_half(name: str) -> bool:
     """The accuracy or performance half of a split run; the merged result beside it is what is stored."""
-    return name.endswith((".accuracy.pb", ".performance.pb"))
+    return name.endswith((".accuracy.pb", ".performance.pb", ".accuracy.txtpb", ".performance.txtpb"))
+
+
+def _message_for(source: str) -> Message:
+    """An empty message of the kind a result file's name says (OPINFO_SUFFIX, PLAN_SUFFIX, else a ModelResult)."""
+    name = source.removesuffix(".txtpb") + ".pb" if source.endswith(".txtpb") else source
+    return (opinfo_pb2.OpInfoResult() if name.endswith(OPINFO_SUFFIX) else
+            pb.RunLedger() if name.endswith(PLAN_SUFFIX) else pb.ModelResult())
+
+
+def _text_to_binary(file: Path) -> bytes:
+    message = _message_for(file.name)
+    try:
+        text_format.Parse(file.read_text(), message)
+    except (text_format.ParseError, UnicodeDecodeError) as exc:
+        raise IngestError(f"{file}: not a {message.DESCRIPTOR.full_name} in text format ({exc}); nothing was "
+                          "stored") from exc
+    return message.SerializeToString()
 
 
 def _parse(source: str, data: bytes) -> pb.ModelResult | opinfo_pb2.OpInfoResult | pb.RunLedger:
-    result: Message = (opinfo_pb2.OpInfoResult() if source.endswith(OPINFO_SUFFIX) else
-                       pb.RunLedger() if source.endswith(PLAN_SUFFIX) else pb.ModelResult())
+    result: Message = _message_for(source)
     kind = result.DESCRIPTOR.full_name
     try:
         result.ParseFromString(data)
