@@ -38,6 +38,7 @@ from opinfo import results  # noqa: E402
 from opinfo.catalog import ALWAYS_ALL_SAMPLES, DTYPE_SETS, CatalogError, OpCase, get_group, select_cases  # noqa: E402
 from opinfo.run_case import CaseRun, SampleFailure, run_case  # noqa: E402
 from opinfo.tables import Expectation, load_expectations, load_tolerances  # noqa: E402
+from suites.progress import EtaLine  # noqa: E402
 
 _OUTCOME = {"PASS": opinfo_pb2.OPINFO_OUTCOME_PASS, "FAIL": opinfo_pb2.OPINFO_OUTCOME_FAIL,
             "SKIP": opinfo_pb2.OPINFO_OUTCOME_SKIP, "XFAIL": opinfo_pb2.OPINFO_OUTCOME_XFAIL}
@@ -139,6 +140,7 @@ def run_suite(options: RunOptions, out: Path) -> Summary:
     policy = policy_for(options.device)
     summary = Summary(options.device, (options.group or "all").replace(",", "+"))
     started = time.monotonic()
+    eta = EtaLine(len(cases), "[opinfo]")  # a line with the ETA each minute, between the cases' own lines
     # Lowering must run for every sample (fallback detection), so no compiled graph is served from a cache.
     caches_off = {"fx_graph_cache": False, "fx_graph_remote_cache": False}
     with high_precision() as precision, forced_fallbacks(policy), inductor_config.patch(caches_off), \
@@ -152,6 +154,8 @@ def run_suite(options: RunOptions, out: Path) -> Summary:
                   f" {opinfo_pb2.Lowering.Name(result.lowering).removeprefix('LOWERING_')}"
                   f" ({result.samples.passed}/{result.samples.total} samples, {result.wall_time_s:.1f} s)"
                   f"{' -- ' + result.reason if result.reason else ''}", flush=True)
+            if (line := eta.line(number)) is not None:
+                print(line, flush=True)
     summary.wall_time_s = time.monotonic() - started
     shard = os.environ.get("TEST_SHARD_INDEX", "")
     out.mkdir(parents=True, exist_ok=True)

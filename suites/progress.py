@@ -125,17 +125,19 @@ class RunProgress:
         return f"[parity] running: {running or 'none'}; done {done}/{self.total}; {format_eta(eta)}"
 
     def table(self) -> Any:
+        from rich.console import Group
         from rich.table import Table
+        from rich.text import Text
 
         rows, done, queued, eta = self.snapshot()
-        table = Table(title=f"done {done}/{self.total}, running {len(rows)}, queued {queued}; {format_eta(eta)}",
-                      title_justify="left")
+        table = Table()
         for column in ("model", "mode", "phase"):
             table.add_column(column)
         table.add_column("elapsed", justify="right")
         for model, mode, phase, elapsed in rows:
             table.add_row(model, mode, phase, f"{elapsed:.0f} s")
-        return table
+        counts = Text(f"[parity] done {done}/{self.total}, running {len(rows)}, queued {queued}; {format_eta(eta)}")
+        return Group(counts, table) if rows else counts
 
     # -- the view's lifetime ----------------------------------------------------------------------------------
 

@@ -3,8 +3,21 @@
   python -m suites.run --suite timm --device cuda --backend inductor_cudagraphs --mode inference --out out/h200
   python -m suites.run --suite timm --model deit_tiny_patch16_224.fb_in1k --device cpu --smoke --out out/smoke
 
+The community harness's flags work too, as aliases (a command from a community issue runs with the program name
+replaced by `python -m suites.run --suite SUITE --out DIR`):
+
+  python -m suites.run --suite timm --out out/x --performance --training --amp --backend inductor --device cuda \
+      --only resnet50
+
+  --only NAME -> --model NAME; --training / --inference -> --mode (both given: --mode both); --accuracy /
+  --performance -> --plan (both given: --plan both); --amp / --bfloat16 are checked against the mode (Parity's
+  dtype is fixed per mode: training runs AMP, inference BF16); --devices -> --device; --disable-cudagraphs is
+  checked against the backend (Parity's `inductor` has no CUDA graphs; `inductor_cudagraphs` has them).
+
 Writes <out>/<suite>.<model>.<mode>.<backend>.<device>.<variant>.{pb,txtpb,log} per run and prints
-progress and a closing table. Exits 0 when every run matched its expected status, 1 otherwise.
+progress and a closing table: on a terminal a live view of the running models (phase, elapsed time) and an ETA,
+elsewhere one line per finished model and a line on the running ones every minute (suites/progress.py).
+Exits 0 when every run matched its expected status, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -40,20 +53,26 @@ from suites.common.cpu_sets import CpuSplit  # noqa: E402
 from suites.common.request import MODE_NAMES, PLANS, ModelRequest  # noqa: E402
 from suites.common.sampling import DEFAULT_TARGET_REL_WIDTH, DEFAULT_TIME_CAP_S, SamplingPolicy  # noqa: E402
 from suites.common.zygote import Zygote, ZygoteError  # noqa: E402
+from suites.progress import RunProgress  # noqa: E402
+
+_progress: RunProgress | None = None  # the live view, which a stopped run closes before it exits
+# The community's flag for Parity's dtype of each mode (training AMP, inference BF16), which must agree with the mode.
+_DTYPE_FLAG = {"training": "--amp", "inference": "--bfloat16"}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", required=True, help="suite name (a folder under suites/ with manifest.bzl)")
-    parser.add_argument("--model", action="append", default=[], help="model name (repeatable); default: all")
-    parser.add_argument("--mode", choices=(*MODES, "both"), default="inference")
+    parser.add_argument("--model", "--only", action="append", default=[],
+                        help="model name (repeatable); default: all. --only is the community's spelling")
+    parser.add_argument("--mode", choices=(*MODES, "both"), default=None, help="default: inference")
     parser.add_argument("--shard", default="0/1", metavar="I/N",
                         help="run every N-th of the selected models, starting at the I-th (0-based), to split a suite "
                              "over several calls of a time-limited machine")
     parser.add_argument("--workload", choices=WORKLOADS, default=None,
                         help="only entries of this workload: forward (a forward pass or training step) or generation")
     parser.add_argument("--backend", required=True, help="a backend of compiler/backend_table.bzl")
-    parser.add_argument("--device", required=True, choices=known_devices())
+    parser.add_argument("--device", "--devices", required=True, choices=known_devices())
     parser.add_argument("--smoke", action="store_true", help="run the scaled-down CPU variants")
     parser.add_argument("--out", type=Path, required=True, help="folder for result files")
     parser.add_argument("--timeout", type=float, default=2000.0,
@@ -64,7 +83,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--batch-size", type=int, default=0, help="override the manifest's batch size")
     parser.add_argument("--split-processes", action="store_true",
                         help="upstream's layout: accuracy and performance in two processes, two cold compiles")
-    parser.add_argument("--plan", choices=PLANS, default="both",
+    parser.add_argument("--plan", choices=PLANS, default=None,
                         help="accuracy check, performance experiment, or both from one cold compile (default)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="models run side by side; when they time, they take turns on the device and only their "
@@ -95,7 +114,58 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--inductor-config", default="", metavar="JSON",
                         help="Inductor options over the manifest's, e.g. '{\"pattern_matcher\": false}': a compiler "
                              "variant for an A/B comparison; recorded in each result")
-    return parser.parse_args(argv)
+    community = parser.add_argument_group(
+        "the community harness's flags", "aliases, so that a command from a community issue runs unchanged apart from "
+        "the program name (--only and --devices are listed above)")
+    community.add_argument("--training", action="store_true", help="--mode training (with --inference: both)")
+    community.add_argument("--inference", action="store_true", help="--mode inference (with --training: both)")
+    community.add_argument("--accuracy", action="store_true", help="--plan accuracy (with --performance: both)")
+    community.add_argument("--performance", action="store_true", help="--plan performance (with --accuracy: both)")
+    community.add_argument("--amp", action="store_true", help="accepted where training runs: Parity trains in AMP")
+    community.add_argument("--bfloat16", action="store_true",
+                           help="accepted where inference runs: Parity's inference is BF16")
+    community.add_argument("--disable-cudagraphs", action="store_true",
+                           help="accepted with a backend without CUDA graphs (inductor; inductor_cudagraphs has them)")
+    args = parser.parse_args(argv)
+    try:
+        _community_aliases(args)
+    except ValueError as exc:
+        parser.error(str(exc))  # exit 2, before anything runs
+    return args
+
+
+def _community_aliases(args: argparse.Namespace) -> None:
+    """Folds the community's flags into Parity's own (and removes them), so that both spellings of a command give
+    the same namespace; a flag that contradicts another is a ValueError."""
+    args.mode = _either(args.mode, "--mode", {"training": args.training, "inference": args.inference}, "inference")
+    args.plan = _either(args.plan, "--plan", {"accuracy": args.accuracy, "performance": args.performance}, "both")
+    modes = set(MODES if args.mode == "both" else (args.mode,))
+    dtypes = {mode for mode, flag in _DTYPE_FLAG.items() if getattr(args, flag[2:])}
+    if dtypes and dtypes != modes:
+        flags = " ".join(_DTYPE_FLAG[mode] for mode in sorted(dtypes))
+        raise ValueError(f"{flags} does not fit --mode {args.mode}: Parity's dtype is fixed per mode, training runs "
+                         "AMP (--amp) and inference BF16 (--bfloat16)")
+    if args.disable_cudagraphs:
+        try:
+            graphs = get_backend(args.backend).device_graphs
+        except ValueError:
+            graphs = False  # an unknown backend is named by main()
+        if graphs:
+            raise ValueError(f"--disable-cudagraphs contradicts --backend {args.backend}, which captures device "
+                             "graphs; Parity's inductor backend is Inductor without CUDA graphs")
+    for alias in ("training", "inference", "accuracy", "performance", "amp", "bfloat16", "disable_cudagraphs"):
+        delattr(args, alias)
+
+
+def _either(value: str | None, flag: str, aliases: dict[str, bool], default: str) -> str:
+    """Parity's flag, or what the community's aliases of it say (both of a pair: "both"); they must agree."""
+    given = [name for name, on in aliases.items() if on]
+    if not given:
+        return value or default
+    implied = "both" if len(given) == 2 else given[0]
+    if value is not None and value != implied:
+        raise ValueError(f"{flag} {value} contradicts {' '.join('--' + name for name in given)}")
+    return implied
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,15 +224,24 @@ def main(argv: list[str] | None = None) -> int:
           f"{backend.name} ({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, plan "
           f"{args.plan}{side_by_side}, run {run_id}", flush=True)
     results: list[pb.ModelResult] = [pb.ModelResult()] * len(requests)
+    global _progress
+    _progress = progress = RunProgress(requests, args.out, args.jobs, live=sys.stdout.isatty())
+
+    def launch(request: ModelRequest) -> pb.ModelResult:
+        progress.started(request)  # when a pool thread takes it, not when it is queued
+        return run_model(request, args.out, options)
+
     previous = {stop: signal.signal(stop, _stopped) for stop in (signal.SIGTERM, signal.SIGINT)}
     try:
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # threads only wait on their child processes
-            running = {pool.submit(run_model, request, args.out, options): index
-                       for index, request in enumerate(requests)}
+        with progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:  # threads only wait on their children
+            running = {pool.submit(launch, request): index for index, request in enumerate(requests)}
             for done, future in enumerate(as_completed(running), 1):
-                results[running[future]] = future.result()
-                print(f"[{done}/{len(requests)}] {_row(future.result())}", flush=True)
+                index = running[future]
+                results[index] = future.result()
+                progress.finished(requests[index], results[index])
+                print(f"[{done}/{len(requests)}] {_row(results[index])}", flush=True)
     finally:  # main() also runs in-process (tests): give the caller its handlers back
+        _progress = None
         for stop, handler in previous.items():
             signal.signal(stop, handler)
         if zygote is not None:
@@ -192,6 +271,8 @@ def _stopped(signum: int, _frame: object) -> None:
     """SIGTERM (e.g. an outer `timeout`) or Ctrl-C: no model process may outlive the run on the device. Results
     already written stay; each model that was running gets a `timeout` result that says the run was stopped."""
     why = signal.Signals(signum).name
+    if _progress is not None:  # a live view hides the cursor until it stops
+        _progress.stop()
     killed = stop_running_children(why)
     print(f"[parity] stopped by {why}: killed {killed} running model process(es), each with a timeout result "
           "that says so; finished results are in place", file=sys.stderr, flush=True)

@@ -15,7 +15,7 @@ import pytest
 from suites.common.result_io import read_result
 from parity.v1 import results_pb2 as pb
 from suites.common.manifest import load_manifest
-from suites.run import checked_elsewhere, main
+from suites.run import checked_elsewhere, main, parse_args
 
 
 @pytest.mark.parametrize("args, message", [
@@ -30,6 +30,44 @@ def test_bad_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     assert main([*args, "--device", "cpu", "--out", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
     assert not any(tmp_path.iterdir())  # nothing was run or written
+
+
+@pytest.mark.parametrize("community, parity", [
+    ("--performance --training --amp --backend inductor --disable-cudagraphs --devices cuda --only resnet50",
+     "--plan performance --mode training --backend inductor --device cuda --model resnet50"),
+    ("--accuracy --inference --bfloat16 --backend inductor --device cuda --only a --only b",
+     "--plan accuracy --mode inference --backend inductor --device cuda --model a --model b"),
+    ("--accuracy --performance --training --inference --amp --bfloat16 --backend eager --device cpu",
+     "--plan both --mode both --backend eager --device cpu"),
+    ("--inference --mode inference --performance --plan performance --backend eager --device cpu",
+     "--mode inference --plan performance --backend eager --device cpu"),
+    ("--backend eager --device cpu", "--mode inference --plan both --backend eager --device cpu"),  # the defaults
+])
+def test_the_community_flags_are_aliases(community: str, parity: str) -> None:
+    """A command from a community issue gives the same namespace as its Parity spelling (apart from the program
+    name, which becomes `python -m suites.run --suite S --out DIR`)."""
+    common = ["--suite", "timm", "--out", "out/x"]
+    assert vars(parse_args([*common, *community.split()])) == vars(parse_args([*common, *parity.split()]))
+
+
+@pytest.mark.parametrize("args, message", [
+    ("--mode inference --training", "--mode inference contradicts --training"),
+    ("--mode training --training --inference", "--mode training contradicts --training --inference"),
+    ("--plan accuracy --performance", "--plan accuracy contradicts --performance"),
+    ("--inference --amp", "--amp does not fit --mode inference: Parity's dtype is fixed per mode, training runs AMP"),
+    ("--training --bfloat16", "--bfloat16 does not fit --mode training"),
+    ("--training --inference --amp", "--amp does not fit --mode both"),
+    ("--backend inductor_cudagraphs --disable-cudagraphs", "--disable-cudagraphs contradicts --backend "
+                                                           "inductor_cudagraphs"),
+])
+def test_contradicting_community_flags_are_refused_before_anything_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], args: str, message: str) -> None:
+    backend = [] if "--backend" in args else ["--backend", "inductor"]
+    with pytest.raises(SystemExit) as exited:
+        main(["--suite", "timm", *backend, *args.split(), "--device", "cpu", "--out", str(tmp_path)])
+    assert exited.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
 
 
 def test_a_run_that_misses_its_expectation_says_why_on_the_console(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
