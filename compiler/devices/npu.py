@@ -6,6 +6,11 @@ torch_npu facts used here (read from the torch-npu 2.13.0 / 2.14.0 wheels, share
   - Inductor's `triton.cudagraphs` option is served by torch_npu's NPU graph trees (ACL graph capture);
   - the Inductor codegen backend is chosen per compile with options={"npu_backend": ...}.
 On a machine without torch_npu the adapter is importable and reports why the device is unavailable.
+
+Device preparation: once the `npu` backend exists in the process (torch_npu imported, or the test simulation),
+`prepare()` runs the initialisers that packages above compiler registered in compiler/devices/npu_hooks.py (for
+example flex_attention.npu registers FlexAttention's enablement when it is imported). `availability()` calls it,
+so every harness path that asks whether npu is usable prepares it first.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any, Iterator
 import torch
 
 from compiler.devices.base import Availability, DeviceAdapter, DeviceInfo
+from compiler.devices.npu_hooks import NPU_INITIALIZERS, Initializers
 from compiler.devices.privateuse1 import PrivateUse1Adapter, privateuse1_name
 
 PACKAGE = "torch_npu"
@@ -31,8 +37,23 @@ INSTALL_HINT = ("install the NPU dependency set (requirements-npu.lock: torch_np
 class NpuAdapter(PrivateUse1Adapter):
     memory_method = "npu.max_memory_allocated"
 
-    def __init__(self) -> None:
+    def __init__(self, initializers: Initializers = NPU_INITIALIZERS) -> None:
         super().__init__("npu")
+        self.initializers = initializers
+
+    def backend_registered(self) -> bool:
+        """Whether PrivateUse1 is named `npu` and `torch.npu` exists (torch_npu, or the test simulation)."""
+        return privateuse1_name() == self.type and self._module() is not None
+
+    def prepare(self) -> dict[str, Any]:
+        """Runs the registered npu initialisers (each once per process); returns {name: what it returned}.
+
+        Raises RuntimeError when the `npu` backend is not registered, or naming the initialiser that failed.
+        """
+        if not self.backend_registered():
+            raise RuntimeError(f"cannot prepare npu: PrivateUse1 is named {privateuse1_name()!r} and torch.npu is "
+                               f"{'missing' if self._module() is None else 'present'}; import {PACKAGE} first")
+        return self.initializers.run_all()
 
     def availability(self) -> Availability:
         if privateuse1_name() == "privateuseone":
@@ -43,6 +64,11 @@ class NpuAdapter(PrivateUse1Adapter):
             except Exception as exc:  # noqa: BLE001 (e.g. CANN libraries missing: say what torch_npu said)
                 return Availability(False, f"import {PACKAGE} failed ({type(exc).__name__}: {exc}); "
                                            "is CANN installed and set_env.sh sourced?")
+        if self.backend_registered():
+            try:
+                self.prepare()
+            except RuntimeError as exc:
+                return Availability(False, str(exc))
         return super().availability()
 
     def info(self) -> DeviceInfo:

@@ -44,6 +44,8 @@ def run_request(request: ModelRequest, trace_prefix: Path | None = None,
         manifest = load_manifest(request.suite)
         entry = manifest.model(request.model)
         backend = get_backend(request.backend)
+        if request.device == "npu":  # registers FlexAttention's enablement with the npu adapter's prepare()
+            import flex_attention.npu  # noqa: F401 (imported for its registration)
         device = get_device(request.device)
         expected, _ = request.expected_status(manifest)
         result.expected_status = statuses.to_enum(expected)

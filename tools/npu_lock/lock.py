@@ -10,7 +10,12 @@ Consistency rules (facts from the wheels' metadata on PyPI):
 from __future__ import annotations
 
 import fnmatch
+import json
+import os
 import re
+import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,3 +99,259 @@ def problems(paths: Paths = Paths()) -> list[str]:
         if key == "triton" or key.startswith(("nvidia-", "cuda-")):
             found.append(f"{key} must not be in the NPU set (triton-ascend replaces triton; no CUDA on NPU machines)")
     return found
+
+
+# --- Resolution with pip's own resolver (`python -m tools.npu_lock resolve`) and the check against it ---------
+#
+# For each platform, three `pip install --dry-run --report` runs against PyPI alone, Python 3.11, wheels only:
+#   1. full:    the whole lock with dependencies. On PyPI this fails: PyPI's Linux torch wheels are CUDA builds
+#               whose nvidia-*/cuda-* requirements the NPU set excludes. The outcome (pip's error) is recorded.
+#   2. pins:    the whole lock with --no-deps: pip picks a wheel for every pin on this platform (name, version,
+#               wheel tags). A pin without a wheel is recorded under "no_wheel" and the run is repeated without it.
+#   3. closure: the lock without the torch family (torch and the pins that require it, found from the wheels'
+#               metadata) with dependencies: pip's resolver must find everything inside the lock's pins. What it
+#               adds is recorded under "unpinned". The torch family's own requirements are evaluated from their
+#               wheels' metadata for this platform: satisfied by a pin, excluded by requirements-npu.in
+#               (`# exclude:`; recorded, e.g. torch's CUDA libraries), unpinned, or unsatisfied.
+# The reports are trimmed to these facts and committed as tools/npu_lock/resolution-<machine>.json.
+
+INDEX = "https://pypi.org/simple"
+PYTHON = "3.11"
+PLATFORMS = {
+    "x86_64": ("manylinux_2_28_x86_64", "manylinux2014_x86_64"),
+    "aarch64": ("manylinux_2_28_aarch64", "manylinux2014_aarch64"),
+}
+RESOLUTION_DIR = Path(__file__).resolve().parent
+_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(?:-\d[^-]*)?-(?P<tags>[^-]+-[^-]+-[^-]+)\.whl$")
+_NO_MATCH = re.compile(r"No matching distribution found for ([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def resolution_path(machine: str, directory: Path = RESOLUTION_DIR) -> Path:
+    return directory / f"resolution-{machine}.json"
+
+
+def parse_declarations(text: str, keyword: str) -> dict[str, str]:
+    """`# <keyword>: <name>[ <machine>]: <reason>` lines of requirements-npu.in -> {"name[ machine]": reason}."""
+    found = {}
+    for line in text.splitlines():
+        if line.startswith(f"# {keyword}:"):
+            subject, _, reason = line.split(":", 1)[1].partition(":")
+            words = subject.split()
+            if words:
+                found[" ".join([normalise(words[0])] + words[1:])] = reason.strip()
+    return found
+
+
+def compare_with_resolution(lock_text: str, npu_in: str, reports: dict[str, dict | None],
+                            lock_name: str = "requirements-npu.lock") -> tuple[list[str], list[str]]:
+    """(problems, notes): the lock's pins against the stored per-platform resolutions (no network)."""
+    found: list[str] = []
+    notes: list[str] = []
+    pins = {key: version for key, (_, version) in parse_pins(lock_text, lock_name).items()}
+    gaps = parse_declarations(npu_in, "no-wheel")  # "name machine" -> reason
+    unpinned_ok = parse_declarations(npu_in, "unpinned")  # "name" -> reason
+    excludes = parse_excludes(npu_in)
+    unpinned_seen: set[str] = set()
+    for machine, report in reports.items():
+        where = f"the {machine} resolution (tools/npu_lock/resolution-{machine}.json)"
+        if report is None:
+            found.append(f"{where} is missing: run `python -m tools.npu_lock resolve`")
+            continue
+        resolved = {key: entry["version"] for key, entry in report.get("packages", {}).items()}
+        no_wheel = report.get("no_wheel", {})
+        for key, version in sorted(pins.items()):
+            if key in no_wheel:
+                gap = f"{key} {machine}"
+                if gap in gaps:
+                    notes.append(f"{key}=={version} has no {machine} wheel on PyPI (declared in requirements-npu.in: "
+                                 f"{gaps[gap]}): {no_wheel[key]}")
+                else:
+                    found.append(f"{lock_name} pins {key}=={version}, which has no {machine} wheel for Python {PYTHON} "
+                                 f"on PyPI ({no_wheel[key]}); declare it in requirements-npu.in as "
+                                 f"`# no-wheel: {key} {machine}: <why>` or change the pin")
+            elif key not in resolved:
+                found.append(f"{lock_name} pins {key}=={version}, which {where} does not contain: run "
+                             "`python -m tools.npu_lock resolve`")
+            elif resolved[key] != version:
+                found.append(f"{lock_name} pins {key}=={version}, but {where} has {key} {resolved[key]}: run "
+                             "`python -m tools.npu_lock resolve`")
+        for key in sorted(set(resolved) | set(no_wheel)):
+            if key not in pins:
+                found.append(f"{where} has {key}, which {lock_name} does not pin: run `python -m tools.npu_lock resolve`")
+        for gap in sorted(g for g in gaps if g.endswith(f" {machine}")):
+            if gap.split()[0] not in no_wheel:
+                found.append(f"requirements-npu.in declares `no-wheel: {gap}`, but {where} found a wheel: remove the "
+                             "declaration")
+        closure = report.get("closure", {})
+        for key, version in sorted(closure.get("mismatched", {}).items()):
+            found.append(f"pip's resolver on {machine} needs {key} {version}, {lock_name} pins {key}=={pins.get(key)}")
+        unpinned = dict(closure.get("unpinned", {}))
+        for package, reqs in sorted(closure.get("torch_family", {}).items()):
+            for requirement in reqs.get("unsatisfied", []):
+                found.append(f"{package} requires {requirement} on {machine}, which {lock_name} does not satisfy")
+            for requirement in reqs.get("unpinned", []):
+                unpinned.setdefault(normalise(re.split(r"[ ;<>=!~\[(]", requirement, maxsplit=1)[0]), requirement)
+        for key, version in sorted(unpinned.items()):
+            unpinned_seen.add(key)
+            if key in unpinned_ok:
+                notes.append(f"{key} ({version}) is required on {machine} but not pinned (declared in "
+                             f"requirements-npu.in: {unpinned_ok[key]})")
+            else:
+                found.append(f"pip's resolver on {machine} adds {key} {version}, which {lock_name} does not pin: pin it "
+                             f"or declare it in requirements-npu.in as `# unpinned: {key}: <why>`")
+        excluded = sorted({r for reqs in closure.get("torch_family", {}).values() for r in reqs.get("excluded", [])})
+        if excluded:
+            notes.append(f"{machine}: requirements left out by requirements-npu.in's excludes ({', '.join(excludes)}): "
+                         + "; ".join(excluded))
+        full = report.get("full_resolution", {})
+        if full and not full.get("ok"):
+            notes.append(f"{machine}: pip's full resolution of the lock on PyPI fails ({full.get('error', '?')}); the "
+                         "pins and the closure without the torch family resolve (see the report)")
+    if all(report is not None for report in reports.values()):
+        for key in sorted(set(unpinned_ok) - unpinned_seen):
+            found.append(f"requirements-npu.in declares `unpinned: {key}`, but no resolution needs it: remove the "
+                         "declaration")
+    return found, notes
+
+
+def load_reports(directory: Path = RESOLUTION_DIR) -> dict[str, dict | None]:
+    reports: dict[str, dict | None] = {}
+    for machine in PLATFORMS:
+        path = resolution_path(machine, directory)
+        reports[machine] = json.loads(path.read_text()) if path.is_file() else None
+    return reports
+
+
+def resolution_problems(paths: Paths = Paths(), directory: Path = RESOLUTION_DIR) -> tuple[list[str], list[str]]:
+    try:
+        return compare_with_resolution(paths.npu_lock.read_text(), paths.npu_in.read_text(), load_reports(directory),
+                                       paths.npu_lock.name)
+    except (OSError, LockError, ValueError, KeyError, AttributeError) as exc:
+        return [f"cannot compare {paths.npu_lock.name} with the stored resolutions: {exc}"], []
+
+
+def _pip_command(machine: str, requirements: Path, report: Path, target: Path, no_deps: bool) -> list[str]:
+    command = [sys.executable, "-m", "pip", "install", "--isolated", "--disable-pip-version-check",
+               "--index-url", INDEX, "--dry-run", "--ignore-installed", "--target", str(target),
+               "--report", str(report), "--python-version", PYTHON, "--implementation", "cp",
+               "--only-binary=:all:"]
+    for tag in PLATFORMS[machine]:
+        command += ["--platform", tag]
+    cert = os.environ.get("PIP_CERT")
+    if cert:
+        command += ["--cert", cert]
+    if no_deps:
+        command.append("--no-deps")
+    return command + ["-r", str(requirements)]
+
+
+def _run_pip(machine: str, lines: list[str], scratch: Path, label: str, no_deps: bool) -> tuple[dict | None, str]:
+    requirements, report = scratch / f"{label}-{machine}.txt", scratch / f"{label}-{machine}.json"
+    requirements.write_text("\n".join(lines) + "\n")
+    done = subprocess.run(_pip_command(machine, requirements, report, scratch / f"target-{machine}", no_deps),
+                          capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        errors = [line for line in done.stderr.splitlines() if line.startswith("ERROR:")]
+        return None, " ".join(errors[-2:]) or done.stderr.strip()[-500:]
+    return json.loads(report.read_text()), ""
+
+
+def _trim(item: dict) -> tuple[str, dict]:
+    metadata = item["metadata"]
+    wheel = item["download_info"]["url"].rsplit("/", 1)[-1]
+    match = _WHEEL.match(wheel)
+    return normalise(metadata["name"]), {"name": metadata["name"], "version": metadata["version"], "wheel": wheel,
+                                         "tags": match["tags"] if match else ""}
+
+
+def _environment(machine: str) -> dict[str, str]:
+    return {"implementation_name": "cpython", "os_name": "posix", "platform_machine": machine,
+            "platform_system": "Linux", "platform_python_implementation": "CPython", "python_version": PYTHON,
+            "python_full_version": f"{PYTHON}.0", "sys_platform": "linux", "extra": ""}
+
+
+def resolve_platform(machine: str, lock_text: str, npu_in: str, scratch: Path) -> dict:
+    """The trimmed resolution of `lock_text` for one platform (needs PyPI)."""
+    from packaging.requirements import Requirement
+
+    pins = {key: (name, version) for key, (name, version) in parse_pins(lock_text, "requirements-npu.lock").items()}
+    excludes = parse_excludes(npu_in)
+    lines = [f"{name}=={version}" for name, version in pins.values()]
+    result: dict = {"generated_by": "python -m tools.npu_lock resolve", "machine": machine,
+                    "platform_tags": list(PLATFORMS[machine]), "python": PYTHON, "implementation": "cp",
+                    "index": INDEX, "pip": _pip_version()}
+    full, error = _run_pip(machine, lines, scratch, "full", no_deps=False)
+    result["full_resolution"] = {"ok": full is not None, **({"error": error} if full is None else {})}
+    # 2. every pin on its own (--no-deps), dropping pins pip finds no wheel for.
+    no_wheel: dict[str, str] = {}
+    remaining = dict(pins)
+    while True:
+        report, error = _run_pip(machine, [f"{n}=={v}" for n, v in remaining.values()], scratch, "pins", no_deps=True)
+        if report is not None:
+            break
+        missing = [normalise(m) for m in _NO_MATCH.findall(error)]
+        if not missing or missing[0] not in remaining:
+            raise RuntimeError(f"pip could not resolve the pins for {machine}: {error}")
+        no_wheel[missing[0]] = error
+        del remaining[missing[0]]
+    items = {_trim(item)[0]: item for item in report["install"]}
+    result["packages"] = dict(sorted(_trim(item) for item in report["install"]))
+    result["no_wheel"] = dict(sorted(no_wheel.items()))
+    # 3. the closure: the torch family (torch and every pin that requires it) from metadata, the rest by pip.
+    environment = _environment(machine)
+    requires = {key: [Requirement(r) for r in (item["metadata"].get("requires_dist") or [])
+                      if Requirement(r).marker is None or Requirement(r).marker.evaluate(environment)]
+                for key, item in items.items()}
+    family = {"torch"}
+    while True:
+        more = {key for key, reqs in requires.items() if any(normalise(r.name) in family for r in reqs)} - family
+        if not more:
+            break
+        family |= more
+    family &= set(pins)
+    closure: dict = {"torch_family": {}, "unpinned": {}, "mismatched": {}}
+    for key in sorted(family):
+        verdicts: dict[str, list[str]] = {"satisfied": [], "excluded": [], "unpinned": [], "unsatisfied": []}
+        for requirement in requires.get(key, []):
+            dep = normalise(requirement.name)
+            text = str(requirement)
+            if any(fnmatch.fnmatchcase(dep, pattern) for pattern in excludes):
+                verdicts["excluded"].append(text)
+            elif dep in pins:
+                ok = requirement.specifier.contains(pins[dep][1], prereleases=True)
+                verdicts["satisfied" if ok else "unsatisfied"].append(text)
+            else:
+                verdicts["unpinned"].append(text)
+        closure["torch_family"][key] = {k: v for k, v in verdicts.items() if v}
+    rest = [f"{name}=={version}" for key, (name, version) in pins.items() if key not in family and key not in no_wheel]
+    report, error = _run_pip(machine, rest, scratch, "closure", no_deps=False)
+    if report is None:
+        closure["error"] = error
+        closure["unpinned"] = {}
+    else:
+        for key, entry in (_trim(item) for item in report["install"]):
+            if key not in pins:
+                closure["unpinned"][key] = entry["version"]
+            elif entry["version"] != pins[key][1]:
+                closure["mismatched"][key] = entry["version"]
+    closure["resolved_without"] = sorted(family)
+    result["closure"] = closure
+    return result
+
+
+def _pip_version() -> str:
+    done = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True, text=True)
+    return done.stdout.split()[1] if done.returncode == 0 else "unknown"
+
+
+def resolve(paths: Paths = Paths(), directory: Path = RESOLUTION_DIR) -> list[Path]:
+    """Runs the dry-run resolutions for every platform (needs PyPI) and writes the trimmed reports."""
+    lock_text, npu_in = paths.npu_lock.read_text(), paths.npu_in.read_text()
+    written = []
+    with tempfile.TemporaryDirectory(prefix="npu-lock-resolve-") as scratch:
+        for machine in PLATFORMS:
+            report = resolve_platform(machine, lock_text, npu_in, Path(scratch))
+            path = resolution_path(machine, directory)
+            path.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+            written.append(path)
+    return written
