@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from suites.common.provenance import phase_from_log
 from suites.common.result_io import read_result
 from parity.v1 import results_pb2 as pb
 from suites.common.manifest import load_manifest
@@ -223,3 +224,28 @@ def test_a_sigkilled_run_is_incomplete_in_the_store_and_resume_finishes_it_once(
 
     again = _suites_run("--resume", out=out)
     assert "0 of 3 planned runs have no final result" in again.communicate(timeout=300)[0]
+
+
+@pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "forked"])
+def test_a_sigkilled_run_leaves_no_model_process_behind(tmp_path: Path, fresh: bool) -> None:
+    """The OOM killer or a CI limit SIGKILLs the run: its model child (in a session of its own, out of reach of a
+    process-group kill) and the zygote must end with it, or the child later writes into a folder a newer run uses."""
+    import psutil
+
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # as under Bazel's runfiles
+    run = subprocess.Popen([sys.executable, "-m", "suites.run", "--suite", "selftest", "--model", "hang", "--device",
+                            "cpu", "--backend", "eager", "--smoke", "--out", str(out), "--timeout", "300",
+                            *(["--fresh-processes"] if fresh else [])], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=env)
+    log = out / "selftest.hang.inference.eager.cpu.smoke.log"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and phase_from_log(log) != "load":
+        time.sleep(0.2)  # the child hangs while it loads the model
+    descendants = psutil.Process(run.pid).children(recursive=True)
+    assert descendants, "the run started no model process"
+    run.kill()
+    run.wait(10)
+    _, alive = psutil.wait_procs(descendants, timeout=20)
+    assert not alive, f"still running after the run was SIGKILLed: {[p.cmdline()[:4] for p in alive]}"
+    assert not (out / "selftest.hang.inference.eager.cpu.smoke.pb").exists()

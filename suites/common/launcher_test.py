@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -253,26 +252,3 @@ def test_a_child_times_on_the_timing_cores_and_records_them(tmp_path: Path) -> N
     assert (set(timing.timing_cpus), set(timing.other_cpus), timing.cpus_isolated) == (cpus.timing, cpus.other, True)
     assert len(timing.eager_s) == len(timing.compiled_s) == 2 and timing.speedup.low <= timing.speedup.high
 
-
-@pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "forked"])
-def test_a_sigkilled_run_leaves_no_model_process_behind(tmp_path: Path, fresh: bool) -> None:
-    """The OOM killer or a CI limit SIGKILLs the run: its model child (in a session of its own, out of reach of a
-    process-group kill) and the zygote must end with it, or the child later writes into a folder a newer run uses."""
-    import psutil
-
-    out = tmp_path / "out"
-    run = subprocess.Popen([sys.executable, "-m", "suites.run", "--suite", "selftest", "--model", "hang", "--device",
-                            "cpu", "--backend", "eager", "--smoke", "--out", str(out), "--timeout", "300",
-                            *(["--fresh-processes"] if fresh else [])], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-    log = out / "selftest.hang.inference.eager.cpu.smoke.log"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and phase_from_log(log) != "load":
-        time.sleep(0.2)  # the child hangs while it loads the model
-    descendants = psutil.Process(run.pid).children(recursive=True)
-    assert descendants, "the run started no model process"
-    run.kill()
-    run.wait(10)
-    _, alive = psutil.wait_procs(descendants, timeout=20)
-    assert not alive, f"still running after the run was SIGKILLed: {[p.cmdline()[:4] for p in alive]}"
-    assert not (out / "selftest.hang.inference.eager.cpu.smoke.pb").exists()
