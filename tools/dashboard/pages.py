@@ -418,7 +418,7 @@ def _history_chart(db: Database, verdict: Verdict, until: int) -> dict[str, Any]
     shifts = change_points(own)
     start = shifts[-1] if shifts else 0
     median = statistics.median(own[start:])  # the latest segment's level
-    band, why = noise_band(own)
+    band, why = noise_band(own, shifts)
 
     def segment(level: float) -> list[float | None]:
         return [round(level, 4) if i >= start else None for i in range(len(values))]

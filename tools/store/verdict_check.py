@@ -21,20 +21,15 @@ from proto.codegen import ensure_generated
 
 ensure_generated()
 
-from tools.store.db import StoreError, connect, parse_payload  # noqa: E402
-from tools.store.verdicts import HOST_BOUND_IDLE_SHARE, Figure, Verdict, compare_runs, figure, key_of  # noqa: E402
+from tools.store.db import StoreError, connect  # noqa: E402
+from tools.store.verdicts import HOST_BOUND_IDLE_SHARE, Figure, Verdict, compare_runs, figures_by_key  # noqa: E402
 
 CONFIRMED_SLOWDOWN = 0.05  # the A/B's ground truth: the compiled median at least 5% slower, intervals apart
 
 
 def figures(db, run_id: str) -> dict[str, Figure]:  # type: ignore[no-untyped-def]
-    found: dict[str, Figure] = {}
-    for (payload,) in db.query("SELECT payload FROM results WHERE run_id = ? ORDER BY model, result_id", (run_id,)):
-        result = parse_payload(payload)
-        current = figure(result)
-        if current is not None:
-            found.setdefault(key_of(result)[1], current)
-    return found
+    """A run's measured figures by model, as compare_runs reads them (one suite, mode and device per run here)."""
+    return {key[1]: found for key, found in figures_by_key(db, run_id).items() if found is not None}
 
 
 def confirmed_slower(a: Figure, b: Figure) -> bool:

@@ -111,9 +111,10 @@ def change_points(values: Sequence[float]) -> list[int]:
     return [index for index in found if index < len(values)]
 
 
-def noise_band(history: Sequence[float]) -> tuple[float, str]:
-    """(relative band, how it was found) from a model's earlier speedups, since its last change point."""
-    shifts = change_points(history)
+def noise_band(history: Sequence[float], shifts: Sequence[int] | None = None) -> tuple[float, str]:
+    """(relative band, how it was found) from a model's earlier speedups, since its last change point; `shifts`
+    are change_points(history) where the caller has them already."""
+    shifts = change_points(history) if shifts is None else shifts
     segment = list(history[shifts[-1]:] if shifts else history)
     if len(segment) < MIN_HISTORY:
         return NO_HISTORY_BAND, (f"band {NO_HISTORY_BAND:.0%}, the HUD's: {len(segment)} run(s) since the last change "
@@ -134,13 +135,14 @@ def decide(key: tuple[str, ...], new: Figure | None, base: Figure | None,
                        new, base)
     hud = hud_change(new.speedup, base.speedup)
     points = [h.point if h.has_interval else h.speedup for h in history]
-    shifts = tuple(history[i].run_id for i in change_points(points))
+    found_shifts = change_points(points)
+    shifts = tuple(history[i].run_id for i in found_shifts)
     if not (new.has_interval and base.has_interval):
         rel = new.speedup / base.speedup - 1
         return Verdict(key, "unknown", hud, rel, 0.0, "no timing samples on one side (a result from before "
                        "samples were kept): only the HUD's 5% rule applies", new, base, shifts)
     rel = new.point / base.point - 1
-    band, band_why = noise_band(points)
+    band, band_why = noise_band(points, found_shifts)
     slower, faster = new.high < base.low, new.low > base.high
     compiled_slower, compiled_faster = new.compiled_low_s > base.compiled_high_s, new.compiled_high_s < base.compiled_low_s
     figures = (f"speedup {base.point:.3f} [{base.low:.3f}, {base.high:.3f}] -> {new.point:.3f} "
@@ -159,7 +161,7 @@ def decide(key: tuple[str, ...], new: Figure | None, base: Figure | None,
                    f"intervals apart, beyond the band, compiled latency moved too: {figures}", new, base, shifts)
 
 
-def _figures_by_key(db: Database, run_id: str) -> dict[tuple[str, ...], Figure | None]:
+def figures_by_key(db: Database, run_id: str) -> dict[tuple[str, ...], Figure | None]:
     rows = db.query(f"SELECT payload FROM results WHERE run_id = ? AND community_status NOT IN {NO_ROW} "
                     "ORDER BY suite, model, mode, result_id", (run_id,))
     found: dict[tuple[str, ...], Figure | None] = {}
@@ -188,7 +190,7 @@ def history_of(db: Database, key: tuple[str, ...], until: int) -> list[Figure]:
 def compare_runs(db: Database, new_run: str, base_run: str) -> list[Verdict]:
     """A verdict for every model key of `new_run`. The base is `base_run`'s figure of the same model on the same
     device; a variant (RunConfig.inductor_overrides) is compared with the base run's configuration of the model."""
-    new, base = _figures_by_key(db, new_run), _figures_by_key(db, base_run)
+    new, base = figures_by_key(db, new_run), figures_by_key(db, base_run)
     verdicts = []
     for key, figure_new in sorted(new.items()):
         base_key = key if key in base else next((k for k in base if k[:-1] == key[:-1]), key)
