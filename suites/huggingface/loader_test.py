@@ -209,3 +209,39 @@ def test_new_token_cap_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv(loader.MAX_NEW_TOKENS_ENV, "lots")
     with pytest.raises(ValueError, match="expected a positive integer"):
         loader.build_generation(entry, "cpu", smoke=True)
+
+
+ENCODER_DECODERS_WITH_OWN_DECODER_CONFIG = ("T5ForConditionalGeneration", "T5Small", "MT5ForConditionalGeneration")
+
+
+@pytest.mark.parametrize("name", ENCODER_DECODERS_WITH_OWN_DECODER_CONFIG)
+def test_the_kv_cache_is_off_in_every_submodule_and_two_eager_runs_compare(name: str) -> None:
+    """Issue #41: the community harness turns the cache off on the built model's config, but T5's decoder was built
+    from a copy of the config and keeps use_cache on. On transformers 5 its output then carries an
+    EncoderDecoderCache, which same() refuses ("unsupported type"), so upstream's determinism check reports
+    eager_two_runs_differ and its eager timing includes the cache's work. Off before construction, the cache is
+    off everywhere, as upstream means it (and its CI expects pass); the manifest entries record the difference."""
+    from torch._dynamo.utils import same
+    from transformers.cache_utils import Cache
+
+    entry = load_manifest("huggingface").model(name)
+    spec = loader.resolved_spec(entry, smoke=True)
+
+    def eager_output(model: torch.nn.Module) -> object:
+        inputs = loader.make_inputs(spec, loader.config_of(model), entry.smoke_batch_size, "cpu")
+        with torch.no_grad():
+            return model.eval()(**inputs)
+
+    ours = eager_output(loader.make_model(spec, "cpu"))
+    assert not any(isinstance(value, Cache) for value in ours.values())
+    assert same(ours, eager_output(loader.make_model(spec, "cpu")), tol=0, equal_nan=True)
+
+    # Upstream's order: built with the library's default (cache on), then turned off on the top-level config only.
+    cls, config = loader.make_config(spec)
+    config.use_cache = True
+    upstreams = cls(config)
+    upstreams.config.use_cache = False
+    output = eager_output(upstreams)
+    assert any(isinstance(value, Cache) for value in output.values())
+    with pytest.raises(RuntimeError, match="unsupported type"):
+        same(output, output, tol=0, equal_nan=True)
