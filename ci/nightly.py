@@ -3,6 +3,7 @@
   python -m ci.nightly                                   # CPU: every smoke target, nightly ones included
   python -m ci.nightly --device cuda --slots 8           # 8 GPUs: one per test (ci/run_under)
   python -m ci.nightly --targets //suites/timm/... --date 2026-12-02
+  python -m ci.nightly --device cuda --triage --triage-limit-s 1800   # and triage new compiled-side failures
 
 1. `bazel test` over the targets with --config=ci (no presubmit filter: nightly-tagged targets run too)
    and --config=<device>; on accelerators each test gets one device through ci/run_under.
@@ -17,6 +18,11 @@
    were fixed, and the store's HUD comparison of the two runs when the store CLI offers one; then Parity's
    performance verdicts per model against the previous nightly's run (`python -m tools.store verdicts`).
    nightly.json beside it holds the per-target facts the next nightly compares against.
+6. With --triage (after step 4): each compiled-side failure of the night whose failure signature has no triage in
+   the store yet is triaged once (`python -m tools.triage RESULT --limit-s S`, most valuable first: where the
+   manifest or the community's baseline passes), under ARCHIVE/<date>/<device>/triage/, and its record and repro
+   are stored (ci/nightly_triage.py). The report's "New triages" lists them: model, status, culprit, whether the
+   repro reproduces, and where the repro is.
 Exit code: 0 when every target passed in the end, 1 otherwise, Bazel's code for build errors.
 """
 
@@ -26,6 +32,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -41,6 +48,8 @@ from ci.retry_policy import FailureFacts, Kind, Verdict, classify, exit_code_fro
 REPO = Path(__file__).resolve().parent.parent
 DEVICE_CONFIGS = {"cpu": [], "cuda": ["--config=cuda"], "npu": ["--config=npu"]}
 SLOT_DIR = "/tmp/parity-device-slots"
+# Run from the repository by ci/nightly_triage.py, which appends RESULT.pb --limit-s S.
+DEFAULT_TRIAGE_COMMAND = f"{shlex.quote(sys.executable)} -m tools.triage"
 
 
 @dataclass(frozen=True)
@@ -158,9 +167,10 @@ class Night:
                 final[target.label] = (target, folder, number)
         records = [self.record(target, where, attempts) for target, where, attempts in final.values()]
         self.ingest(final)
+        triages = self.triage()
         previous = self.previous_night()
         report = render_report(self.run_id, records, previous, self.store_comparison(previous),
-                               time.monotonic() - started, self.performance_verdicts(previous))
+                               time.monotonic() - started, self.performance_verdicts(previous), triages)
         (self.root / "report.md").write_text(report)
         (self.root / "nightly.json").write_text(json.dumps([asdict(r) for r in records], indent=1))
         print(report)
@@ -187,6 +197,25 @@ class Night:
         subprocess.run([*store, "ingest", *paths, "--run-id", self.run_id, "--commit", commit.stdout.strip()],
                        cwd=REPO, check=True)
         subprocess.run([*store, "summary", "--run-id", self.run_id], cwd=REPO, check=False)
+
+    def triage(self) -> str:
+        """The report's "New triages" section: triages the night's untriaged compiled-side failures (--triage)."""
+        if not self.args.triage:
+            return ""
+        from proto.codegen import ensure_generated
+
+        ensure_generated()
+        from ci.nightly_triage import render_triages, run_triages, triage_command
+        from tools.store.db import StoreError
+
+        args = self.args
+        try:
+            step = run_triages(str(args.db), self.run_id, self.root / "triage", triage_command(args.triage_command),
+                               args.triage_limit_s, args.triage_max, cwd=REPO)
+        except (StoreError, OSError, ValueError) as exc:  # the night's report is still written, and says so
+            return f"None: the triage step failed: {exc}"
+        served = f"python -m tools.dashboard serve --db {args.db}, then /failures?run={self.run_id}"
+        return render_triages(step, self.root, served)
 
     def previous_night(self) -> tuple[str, list[TargetRecord]] | None:
         """The newest earlier night of this device in the archive that left a nightly.json."""
@@ -266,7 +295,7 @@ def hud_comparison(new: list, base: list, base_id: str) -> str:
 
 
 def render_report(run_id: str, records: list[TargetRecord], previous: tuple[str, list[TargetRecord]] | None,
-                  store_comparison: str, elapsed_s: float, verdicts: str = "") -> str:
+                  store_comparison: str, elapsed_s: float, verdicts: str = "", triages: str = "") -> str:
     passed = [r for r in records if r.kind == Kind.PASSED.value]
     failed = [r for r in records if r.kind != Kind.PASSED.value]
     retried = [r for r in records if r.attempts > 1]
@@ -287,6 +316,7 @@ def render_report(run_id: str, records: list[TargetRecord], previous: tuple[str,
         lines += [f"### {len(members)} × `{sig}`", "", f"Kind: {members[0].kind}. {members[0].reason}.", ""]
         lines += [f"- `{r.label}`: {r.archive}/test.log" for r in sorted(members, key=lambda r: r.label)]
         lines.append("")
+    lines += ["## New triages", "", triages or "None: --triage was not given.", ""]
     lines += ["## Against the previous nightly", ""]
     if previous is None:
         lines += ["No earlier nightly of this device in the archive.", ""]
@@ -316,11 +346,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--date", default=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"))
     parser.add_argument("--db", type=Path, default=REPO / "out" / "parity.db")
     parser.add_argument("--no-store", action="store_true", help="do not ingest (simulations)")
+    parser.add_argument("--triage", action="store_true",
+                        help="triage each compiled-side failure whose signature has no triage yet (tools/triage)")
+    parser.add_argument("--triage-limit-s", type=float, default=1800.0, help="time limit of one triage (seconds)")
+    parser.add_argument("--triage-max", type=int, default=0,
+                        help="triage at most this many signatures a night, most valuable first (0: all)")
+    parser.add_argument("--triage-command", default=DEFAULT_TRIAGE_COMMAND,
+                        help="the triage program; it is given RESULT.pb --limit-s S (default: %(default)s)")
     parser.add_argument("--bazel", default="bazel")
     parser.add_argument("bazel_args", nargs="*", help="more `bazel test` flags, after --")
     args = parser.parse_args(argv)
     if args.retries < 0:
         parser.error("--retries must be 0 or more")
+    if args.triage and args.no_store:
+        parser.error("--triage needs the store (it keeps one triage per failure signature): drop --no-store")
+    if args.triage_limit_s <= 0 or args.triage_max < 0:
+        parser.error("--triage-limit-s must be above 0 and --triage-max 0 or more")
     args.archive = args.archive.resolve()
     if (args.archive / args.date / args.device).exists():
         shutil.rmtree(args.archive / args.date / args.device)  # a rerun of the same night replaces it

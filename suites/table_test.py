@@ -26,6 +26,8 @@ def test_rows_and_wall_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str
     timed_only = _result("vit", 50.0, 4.0)
     timed_only.config.performance_only = True
     write_result(timed_only, tmp_path / "single", "vit")
+    # A triage record beside its result (tools/triage) is not a result.
+    (tmp_path / "single" / "vit.triage.txtpb").write_text('signature: "fail_accuracy"\n')
     assert main([str(tmp_path / "single"), "--label"]) == 0
     out = capsys.readouterr().out
     assert "| deit (single) | inference bf16 | inductor | pass | 1.50x | 10.2 | 0.00 | 30.0 | 6.00 | 4.00 |" in out

@@ -16,8 +16,10 @@ from compiler.backends import get_backend
 from suites.common.manifest import load_manifest
 
 SCRIPT = Path("ci/device/reference_runs.sh")
-READMES = [Path("README.md"), Path("opinfo/README.md"), *sorted(Path("suites").glob("*/reference/README.md"))]
-SUITE_SECTIONS = ("accuracy", "turns", "performance")  # SECTION SUITE MODE ...; accuracy's MODE is optional
+READMES = [Path("README.md"), Path("opinfo/README.md"), *sorted(Path("suites").glob("*/reference/README.md")),
+           Path("tools/crosscheck/README.md")]
+# SECTION SUITE MODE ...; accuracy's MODE is optional
+SUITE_SECTIONS = ("accuracy", "turns", "performance", "crosscheck")
 MODES = ("training", "inference", "both")
 COMMAND = re.compile(r"(reference_runs\.sh|suites\.run|run_suite\.sh) ([^#`;|&)\n]*)")  # a subshell's ) or & ends it
 
@@ -83,7 +85,7 @@ def test_command_names_what_exists(where: str, program: str, words: list[str]) -
         return
     section, args = words[0], words[1:]
     assert section in SCRIPT_SECTIONS, f"{where}: no section {section!r} in {SCRIPT}"
-    if section in SUITE_SECTIONS:
+    if section in SUITE_SECTIONS and args:  # without args, a command in prose that names the section (SUITE MODE ...)
         mode = args[1] if len(args) > 1 else "both"
         check_models(where, args[0], mode, args[2:] if section != "performance" else [])
     elif section == "llm":

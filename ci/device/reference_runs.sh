@@ -32,6 +32,19 @@
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
 #                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call; on the
 #                        H200 a quarter of HuggingFace inference needs 220 s to about 400 s: one quarter per call)
+#   crosscheck SUITE MODE MODEL...  upstream's own harness beside Parity's on the same models, one model at a time
+#                        (tools/crosscheck/README.md): upstream's accuracy and performance runs with the HUD dashboard's
+#                        flags, then Parity's split run; the side-by-side table is $OUT/crosscheck/SUITE-MODE/crosscheck.md.
+#                        MODEL_TIMEOUT=S per model process of either side (default 300), RUN_ID=ID. Carry .dynamobench,
+#                        upstream's benchmarks/dynamo folder (git-ignored, never committed), made on this machine from
+#                        a pytorch/benchmark clone or bare mirror (MIRROR: its git directory):
+#                          mkdir .dynamobench && git --git-dir=MIRROR archive HEAD \
+#                            userbenchmark/dynamo/dynamobench | tar -x --strip-components=3 -C .dynamobench
+#                        pytorch/benchmark's copy lacks two files that pytorch's benchmarks/dynamo has: put
+#                        timm_models.yaml and huggingface_llm_models.py from a pytorch checkout of the same date beside
+#                        it (`git -C PYTORCH show COMMIT:benchmarks/dynamo/timm_models.yaml >.dynamobench/timm_models.yaml`).
+#                        TorchBench also needs .torchbench as made by suites/torchbench/trim_checkout.py (it holds the
+#                        torchvision models' folders, which upstream imports).
 # These sections time one model at a time; side-by-side runs with timing take turns on the device
 # (suites/common/device_turns.py). Wheels carried in .whl/ are installed first (see below). The section's folder is also packed as
 # $OUT/<section>.tgz, even when the section is cut short: the machine returns only a few loose files.
@@ -177,6 +190,13 @@ case "$section" in
     suite=${2:?performance SUITE MODE I/N}; mode=${3:?performance SUITE MODE I/N}; shard=${4:-0/1}
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
       --shard "$shard" --timeout 300 --run-id "h200-$suite-$mode-$run_tag" --out "$out/$suite-$mode-${shard/\//of}" ;;
+  crosscheck)
+    suite=${2:?crosscheck SUITE MODE MODEL...}; mode=${3:?crosscheck SUITE MODE MODEL...}
+    [[ $# -ge 4 ]] || { echo "crosscheck SUITE MODE MODEL...: name at least one model" >&2; exit 2; }
+    # shellcheck disable=SC2046
+    python3 -m tools.crosscheck --upstream "$PWD/.dynamobench" --suite "$suite" --mode "$mode" --device cuda \
+      --timeout-s "${MODEL_TIMEOUT:-300}" --run-id "${RUN_ID:-crosscheck-$suite-$mode-$run_tag}" \
+      --out "$out/$suite-$mode" $(models "${@:4}") ;;
   *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
 esac
 echo "[reference_runs] $section done"

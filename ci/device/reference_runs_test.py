@@ -55,8 +55,29 @@ def test_torchbench_gets_its_checkout_and_a_shard(tmp_path: Path) -> None:
     assert line.endswith(f"[PARITY_TORCHBENCH_DIR={tmp_path}/tree/.torchbench]")
 
 
+def test_crosscheck_runs_upstream_from_the_carried_copy_beside_parity(tmp_path: Path) -> None:
+    result = run(tmp_path, "crosscheck", "huggingface", "inference", "BertForMaskedLM", "T5ForConditionalGeneration",
+                 MODEL_TIMEOUT="240")
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if line.startswith("python3 -m tools.crosscheck")]
+    assert len(lines) == 1, result.stdout
+    for part in (f"--upstream {tmp_path}/tree/.dynamobench --suite huggingface --mode inference --device cuda",
+                 "--timeout-s 240", "--run-id crosscheck-huggingface-inference-", "-abcdef0 ",
+                 f"--out {tmp_path}/out/crosscheck/huggingface-inference",
+                 "--model BertForMaskedLM --model T5ForConditionalGeneration"):
+        assert part in lines[0]
+    assert lines[0].endswith("[PARITY_TORCHBENCH_DIR=]")
+
+
+def test_crosscheck_of_torchbench_gets_the_checkout(tmp_path: Path) -> None:
+    result = run(tmp_path, "crosscheck", "torchbench", "inference", "resnet50")
+    line = next(line for line in result.stdout.splitlines() if line.startswith("python3 -m tools.crosscheck"))
+    assert "--suite torchbench" in line and line.endswith(f"[PARITY_TORCHBENCH_DIR={tmp_path}/tree/.torchbench]")
+
+
 @pytest.mark.parametrize("args, message", [
     (("accuracy",), "accuracy SUITE [MODE [MODEL...]]"),
+    (("crosscheck", "timm", "inference"), "crosscheck SUITE MODE MODEL...: name at least one model"),
     (("no-such-section",), "unknown section no-such-section"),
 ])
 def test_bad_arguments_say_what_is_wanted_and_still_pack(tmp_path: Path, args: tuple[str, ...], message: str) -> None:

@@ -25,11 +25,11 @@ def write_result(result: pb.ModelResult, directory: Path, stem: str) -> Path:
 
 def result_files(folder: Path) -> list[Path]:
     """The ModelResult files of a folder, each once: the binary where there is one, else the text form (reference
-    datasets keep only that). Run plans and OpInfo results are not ModelResults."""
+    datasets keep only that). Run plans, OpInfo results and triage records (tools/triage) are not ModelResults."""
     found = {p.with_suffix(""): p for p in folder.glob("*.txtpb")}
     found.update({p.with_suffix(""): p for p in folder.glob("*.pb")})
-    return sorted(p for p in found.values() if not p.name.endswith((".plan.pb", ".plan.txtpb", ".opinfo.pb",
-                                                                  ".opinfo.txtpb")))
+    others = tuple(f".{kind}.{suffix}" for kind in ("plan", "opinfo", "triage") for suffix in ("pb", "txtpb"))
+    return sorted(p for p in found.values() if not p.name.endswith(others))
 
 
 def read_result(path: Path) -> pb.ModelResult:

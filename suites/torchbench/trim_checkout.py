@@ -6,6 +6,8 @@ Small enough (a few MiB) to carry to a machine without network; never commit it 
 their own licences: yolov3 and pytorch_unet are GPL-3.0, moco CC BY-NC 4.0). The copy also gets the
 synthetic data files that models read from their own folder (suites/torchbench/synthetic_data.py);
 datasets looked up through DATA_PATH are generated at load time, outside the checkout.
+The torchvision architectures' folders come too: Parity builds those models from torchvision directly, but
+upstream's torchbench.py imports them from the checkout (the cross-check, tools/crosscheck, runs it beside Parity).
 What the contract needs at import (shared/reference/torchbench-offline.md): torchbenchmark/{__init__,tasks}.py,
 torchbenchmark/util/, torchbenchmark/_components/, the root utils/, the package __init__ files of the model
 folders, and dynamobench's HF/timm model lists that those factories assert on.
@@ -40,14 +42,21 @@ FAMBENCH_OOTB = "benchmarks/dlrm/ootb"
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".data")
 
 
+# Models Parity builds from torchvision: their TorchBench folders (under models/) are for upstream's torchbench.py.
+TORCHVISION_SOURCES = ("torchvision", "torchvision_qat")
+
+
 def wanted_models(suite: str = "torchbench") -> dict[str, str]:
-    """{model: folder} for every checkout model of the manifest with at least one mode that can run."""
+    """{model: folder} for every checkout model of the manifest with at least one mode that can run, and for the
+    models Parity builds from torchvision (upstream loads them from the checkout)."""
     manifest = load_manifest(suite)
     wanted = {}
     for name, entry in manifest.models.items():
         build = entry.build
         if build.get("source") == "torchbench" and set(entry.modes) - set(build.get("unavailable", {})):
             wanted[name] = build["folder"]
+        elif build.get("source") in TORCHVISION_SOURCES:
+            wanted[name] = "models"
     return wanted
 
 

@@ -6,6 +6,10 @@
 --db is a SQLite file or a postgresql:// URL ($PARITY_DB sets the default). --run picks the run the
 pages show when the URL names none (default: the newest). `export` writes the same pages as static
 HTML for CI artifacts.
+
+The failures page shows each failure signature's stored triage (tools/store/triages.py): the culprit, the outcome,
+whether the repro reproduces, and a link to the repro script. The server answers /repro/<triage id>.py with the
+script as text/plain (404 with the reason where there is none); `export` writes the scripts to repro/<id>.py.
 """
 
 from __future__ import annotations

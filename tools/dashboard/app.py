@@ -3,6 +3,7 @@ server and the static export. Read-only: the store is opened read-only for every
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,11 +12,14 @@ from urllib.parse import parse_qs, urlencode
 from tools.dashboard import filters as filter_rules
 from tools.dashboard import pages, queries
 from tools.store.db import Database, StoreError, connect
+from tools.store.triages import triage_by_id, triages
 
 PACKAGE = Path(__file__).resolve().parent
 CHART_JS = Path("node_modules/chart.js/dist/chart.umd.js")  # installed by tools/bootstrap.sh (npm ci)
 STATIC_FILES = {"dashboard.js": "text/javascript", "dashboard.css": "text/css", "chart.umd.js": "text/javascript"}
 MAX_QUERY_LENGTH = 4000
+REPRO_PATH = re.compile(r"([0-9a-f]{16})\.py")  # /repro/<triage id>.py (tools/store/triages.py: triage_id)
+TEXT = "text/plain; charset=utf-8"
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,7 @@ class Response:
     status: int
     content_type: str
     body: bytes
+    headers: tuple[tuple[str, str], ...] = ()  # beyond Content-Type and Content-Length
 
 
 def static_path(name: str) -> Path:
@@ -49,6 +54,8 @@ class Dashboard:
     def respond(self, path: str, query: str) -> Response:
         if path.startswith("/static/"):
             return self._static(path.removeprefix("/static/"))
+        if path.startswith("/repro/"):
+            return self._repro(path.removeprefix("/repro/"))
         name = "summary" if path in ("/", "/index.html") else path.strip("/").removesuffix(".html")
         page = pages.PAGES_BY_NAME.get(name)
         if page is None:
@@ -90,6 +97,31 @@ class Dashboard:
         return pages.Context(db, chosen, options, link, "static/" if static_export else "/static/", static_export,
                              default_run)
 
+    def _repro(self, name: str) -> Response:
+        """A triage's repro script, as plain text (never rendered: the server also sends nosniff)."""
+        found = REPRO_PATH.fullmatch(name)
+        if found is None:
+            return Response(404, TEXT, f"no repro {name[:100]!r}: repro scripts are at /repro/<triage id>.py, "
+                                       "linked from the failures page".encode())
+        try:
+            db = self.open()
+        except StoreError as exc:
+            return Response(503, TEXT, f"store unavailable: {exc}".encode())
+        try:
+            triage = triage_by_id(db, found.group(1))
+        finally:
+            db.close()
+        if triage is None:
+            return Response(404, TEXT, f"no stored triage has id {found.group(1)}: the failures page links the "
+                                       "repro of every stored triage".encode())
+        if not triage.repro_name:
+            why = f": {triage.record.error}" if triage.record.error else ""
+            return Response(404, TEXT, f"the triage of {triage.signature!r} made no repro script (outcome "
+                                       f"{triage.outcome}{why})".encode())
+        filename = re.sub(r"[^\w.-]", "_", triage.repro_name)
+        return Response(200, TEXT, triage.repro_script.encode(),
+                        (("Content-Disposition", f'inline; filename="{filename}"'),))
+
     def _static(self, name: str) -> Response:
         if name not in STATIC_FILES:
             return Response(404, "text/plain; charset=utf-8", f"no static file {name[:100]!r}".encode())
@@ -115,6 +147,11 @@ class Dashboard:
                 target = out / ("index.html" if page.name == "summary" else f"{page.name}.html")
                 target.write_text(pages.render(ctx, page))
                 written.append(target)
+            for stored in triages(db):  # the failures page links them as repro/<id>.py
+                triage = triage_by_id(db, stored.triage_id) if stored.repro_name else None
+                if triage is not None:
+                    (out / "repro").mkdir(exist_ok=True)
+                    (out / "repro" / f"{triage.triage_id}.py").write_text(triage.repro_script)
         finally:
             db.close()
         return written

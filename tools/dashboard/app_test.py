@@ -17,7 +17,10 @@ from tools.dashboard import sample_runs
 from tools.dashboard.app import Dashboard
 from tools.dashboard.pages import PAGES
 from tools.dashboard.server import make_server
+from parity.v1 import results_pb2 as pb
 from tools.store.db import LoadedResult, connect, count_results, ingest
+from tools.store.failures import signature
+from tools.store.triages import triage_id, triages
 from tools.store.store_fixtures import postgres, store_target  # noqa: F401 (fixtures)
 
 HOSTILE = [
@@ -96,9 +99,46 @@ def test_static_export_writes_every_page(dashboard: Dashboard, tmp_path: Path) -
     assert (tmp_path / "site" / "static" / "chart.umd.js").stat().st_size > 100_000
 
 
+def test_the_repro_route_serves_stored_scripts_as_text_and_says_why_when_it_cannot(dashboard: Dashboard) -> None:
+    db = connect(dashboard.store)
+    (stored,) = triages(db)
+    response = dashboard.respond(f"/repro/{stored.triage_id}.py", "")
+    assert (response.status, response.content_type) == (200, "text/plain; charset=utf-8")
+    assert response.body.decode() == sample_runs.REPRO_SCRIPT  # served as it is: text/plain is never parsed
+    assert ("Content-Disposition", 'inline; filename="c.repro.py"') in response.headers
+    for path, message in ((f"/repro/{'0' * 16}.py", "no stored triage has id 0000000000000000"),
+                          ("/repro/../../etc/passwd", "repro scripts are at /repro/<triage id>.py"),
+                          (f"/repro/{stored.triage_id}.py.html", "repro scripts are at")):
+        response = dashboard.respond(path, "")
+        assert response.status == 404 and message in response.body.decode(), path
+    # A triage that made no repro (it errored): the route says so instead of serving nothing.
+    failed = next(r for r in sample_runs.sample_results() if r.run_id == "r-new" and r.config.model == "e")
+    record = pb.TriageRecord(signature=signature(failed).label, result_id=failed.result_id, model="e",
+                             outcome=pb.TriageRecord.OUTCOME_ERROR, error="tools.triage exited 1")
+    ingest(db, [LoadedResult("no repro", record)])
+    response = dashboard.respond(f"/repro/{triage_id(record.signature)}.py", "")
+    assert response.status == 404
+    assert "made no repro script (outcome error: tools.triage exited 1)" in response.body.decode()
+    page = dashboard.respond("/failures", "run=r-new").body.decode()
+    assert page.count('class="triage"') == 2 and "none made" in page and "data-untriaged" not in page
+    assert "&lt;b&gt;buf0&lt;/b&gt;" in page and "<b>buf0" not in page  # the debug info, escaped
+
+
+def test_served_responses_are_never_sniffed(served: str, dashboard: Dashboard) -> None:
+    (stored,) = triages(connect(dashboard.store))
+    with urllib.request.urlopen(f"{served}/repro/{stored.triage_id}.py", timeout=10) as script:
+        assert script.headers["Content-Type"] == "text/plain; charset=utf-8"
+        assert script.headers["X-Content-Type-Options"] == "nosniff"
+        assert script.read().decode() == sample_runs.REPRO_SCRIPT
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{served}/repro/{'f' * 16}.py", timeout=10)
+    assert missing.value.code == 404 and b"no stored triage" in missing.value.read()
+
+
 def test_missing_store_is_a_clear_error(tmp_path: Path) -> None:
-    response = Dashboard(str(tmp_path / "none.db")).respond("/", "")
-    assert response.status == 503 and b"does not exist: ingest results into it first" in response.body
+    for path in ("/", f"/repro/{'0' * 16}.py"):
+        response = Dashboard(str(tmp_path / "none.db")).respond(path, "")
+        assert response.status == 503 and b"does not exist: ingest results into it first" in response.body
 
 
 def test_cli_takes_options_before_or_after_the_command(dashboard: Dashboard, tmp_path: Path,

@@ -1,5 +1,6 @@
 """The dashboard driven in a real headless Chromium (Debian's package): the summary's numbers against
-the store, the filters, the failure view, charts drawn by Chart.js, and the static export."""
+the store, the filters, the failure view and its triages (the repro script served as text), charts drawn by
+Chart.js, and the static export."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from tools.dashboard.browser import Browser
 from tools.dashboard.pages import COMPILE_PHASES, PAGES
 from tools.dashboard.server import make_server
 from tools.store.db import connect
+from tools.store.failures import signature
 from tools.store.hud import summarize
+from tools.store.triages import triage_for
 from tools.store.store_fixtures import postgres  # noqa: F401 (fixture)
 
 
@@ -111,16 +114,42 @@ def test_failure_view_groups_by_signature_with_logs(site: str, browser: Browser)
     groups = browser.evaluate("Array.from(document.querySelectorAll('.failure-group')).map("
                               "g => [g.dataset.signature, Number(g.dataset.count)])")
     assert groups[0] == ["fail_to_run · compiled_run · RuntimeError · shape mismatch at dim N of tensor <addr>", 2]
-    assert ["compile timeout · compile · killed after N s", 1] in groups
+    assert ["compile timeout · compile · killed after N s · timm/e inference inductor cpu", 1] in groups
     assert browser.evaluate("document.getElementById('failure-count').innerText") == "3"
-    browser.evaluate("document.querySelector('.failure-group details').open = true")
-    log = browser.evaluate("document.querySelector('.failure-group details pre').innerText")
+    browser.evaluate("document.querySelector('.failure-group table[id^=failures] details').open = true")
+    log = browser.evaluate("document.querySelector('.failure-group table[id^=failures] details pre').innerText")
     assert "Traceback" in log
     risks = {row[0]: row[1] for row in browser.evaluate(
         "Array.from(document.querySelectorAll('#risks tbody tr')).map(r => [r.dataset.model, r.cells[3].innerText])")}
     assert "unexpected recompilation" in risks["f"]
     assert "compile-cache miss" in risks["g"]
     assert "compile timeout" in risks["e"] and "unexpected status" in risks["e"]
+
+
+def test_a_failure_group_links_its_triage_and_the_repro_is_served_as_text(site: str, store: str,
+                                                                         browser: Browser) -> None:
+    browser.goto(f"{site}/failures?run={sample_runs.NEW}")
+    assert browser.page_errors() == []
+    triaged = signature(next(r for r in sample_runs.sample_results()
+                             if r.run_id == sample_runs.NEW and r.config.model == sample_runs.TRIAGED_MODEL)).label
+    stored = triage_for(connect(store), triaged)
+    assert stored is not None
+    groups = browser.evaluate("Array.from(document.querySelectorAll('.failure-group')).map(g => [g.dataset.signature, "
+                              "g.dataset.triage || '', g.querySelector('[data-untriaged]') !== null])")
+    timeout = "compile timeout · compile · killed after N s · timm/e inference inductor cpu"  # not triaged
+    assert groups == [[triaged, stored.triage_id, False], [timeout, "", True]]
+    facts = browser.evaluate(f"Object.fromEntries(Array.from(document.querySelectorAll('#triage-{stored.triage_id} "
+                             "td[data-field]')).map(td => [td.dataset.field, td.innerText]))")
+    assert facts["culprit"] == "inductor / lowerings / bisect number 7"
+    assert facts["debug-info"] == sample_runs.DEBUG_INFO  # its markup shown as text, not parsed
+    assert facts["reproduces"] == "yes" and facts["repro"] == "c.repro.py (4 lines, 3 nodes)"
+    assert browser.evaluate("document.querySelectorAll('.triage b, .triage script').length") == 0
+    assert browser.evaluate("document.getElementById('triaged-count').innerText") == "1"
+    browser.act_and_wait("document.querySelector('.triage a[data-repro]').click()")
+    assert urlsplit(browser.evaluate("location.href")).path == f"/repro/{stored.triage_id}.py"
+    assert browser.evaluate("document.contentType") == "text/plain"
+    assert browser.evaluate("document.body.innerText") == sample_runs.REPRO_SCRIPT
+    assert browser.evaluate("document.querySelectorAll('script').length") == 0 and browser.page_errors() == []
 
 
 def test_every_page_renders_its_charts_without_script_errors(site: str, browser: Browser) -> None:
@@ -173,6 +202,10 @@ def test_static_export_matches_the_served_pages(store: str, tmp_path: Path, brow
     assert {c["mode"]: round(float(c["value"]), 6) for c in shown} == {k: round(v, 6) for k, v in expected.items()}
     browser.goto((tmp_path / "site" / "history.html").as_uri())
     assert browser.evaluate("document.body.dataset.chartsRendered") == "2"
+    browser.goto((tmp_path / "site" / "failures.html").as_uri())
+    href = browser.evaluate("document.querySelector('.triage a[data-repro]').href")
+    assert href.startswith((tmp_path / "site" / "repro").as_uri())  # beside the pages, not the server's /repro/
+    assert Path(urlsplit(href).path).read_text() == sample_runs.REPRO_SCRIPT
 
 
 def test_opinfo_page_counts_outcomes_per_group(site: str, browser: Browser) -> None:

@@ -25,10 +25,11 @@ from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from tools.dashboard import queries
 from tools.dashboard.filters import FILTER_COLUMNS, FILTER_LABELS, Filters
-from tools.dashboard.signatures import is_failure, phase_name, risks, signature
+from tools.dashboard.signatures import is_compiled_side, is_failure, phase_name, risks, signature
 from tools.store.hud import (COMPRESSION_THRESHOLD, GEOMEAN_THRESHOLD, PASS_RATE_THRESHOLD, SummaryRow, change,
                              passes)
 from tools.store.db import Database, dtype_name, enum_name, mode_name, plan_progress, tracked_problems
+from tools.store.triages import StoredTriage
 from tools.store.verdicts import (HOST_BOUND_IDLE_SHARE, KINDS, Figure, Verdict, change_points, compare_runs,
                                   history_of, key_of, noise_band)
 
@@ -72,6 +73,10 @@ class Context:
     @property
     def run(self) -> str:
         return self.filters.get("run") or self.default_run
+
+    def repro_href(self, triage_id: str) -> str:
+        """Where a triage's repro script is: served at /repro/<id>.py, written beside the static pages."""
+        return f"{'' if self.static_export else '/'}repro/{triage_id}.py"
 
 
 @dataclass(frozen=True)
@@ -218,12 +223,26 @@ def render_models(ctx: Context) -> str:
 
 # ---------------------------------------------------------------- failures and risks
 
+def _triage_view(ctx: Context, t: StoredTriage) -> dict[str, Any]:
+    """What the failures page shows of a group's triage (tools/store/triages.py)."""
+    r = t.record
+    torch = f"; torch {r.provenance.torch_version}" if r.provenance.torch_version else ""
+    return {"id": t.triage_id, "outcome": t.outcome, "culprit": t.culprit or "none named",
+            "debug_info": r.debug_info, "reproduces": t.reproduces,
+            "repro_href": ctx.repro_href(t.triage_id) if t.repro_name else "", "repro_name": t.repro_name,
+            "repro_lines": r.repro_lines, "repro_nodes": r.repro_nodes, "output_tail": r.repro_output_tail,
+            "error": r.error,
+            "source": f"{t.configuration} ({r.community_status}) of run {r.run_id or '?'}: {r.wall_s:.0f} s of a "
+                      f"{r.limit_s:.0f} s limit, {r.bisect_runs} bisector runs{torch}"}
+
+
 def render_failures(ctx: Context) -> str:
     stored = queries.results(ctx.db, ctx.filters.with_values(run=ctx.run))
     groups: dict[str, list[queries.Stored]] = defaultdict(list)
     for item in stored:
         if is_failure(item.result):
             groups[signature(item.result).label].append(item)
+    triaged = queries.triages_by_signature(ctx.db, groups)
     shown = []
     for label, items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         rows = []
@@ -233,12 +252,14 @@ def render_failures(ctx: Context) -> str:
             rows.append({"model": r.config.model, "mode": mode_name(r.config.mode), "backend": r.config.backend,
                          "device": device_label(r), "phase": phase_name(r) or "–", "exit": exit_text,
                          "log": r.failure.log_tail or r.accuracy.detail or r.failure.message or "(no log kept)"})
-        shown.append({"label": label, "rows": rows})
+        triage = triaged.get(label)
+        shown.append({"label": label, "rows": rows, "triage": _triage_view(ctx, triage) if triage else None,
+                      "triageable": any(is_compiled_side(item.result) for item in items)})
     risky = [{"model": i.result.config.model, "backend": i.result.config.backend,
               "status": i.result.community_status, "risks": "; ".join(found)}
              for i, found in ((item, risks(item.result)) for item in stored) if found]
     return render_template("failures.html", run=ctx.run, failure_count=sum(len(g) for g in groups.values()),
-                           groups=shown, risky=risky)
+                           groups=shown, risky=risky, triaged_count=sum(bool(g["triage"]) for g in shown))
 
 
 # ---------------------------------------------------------------- compile phases

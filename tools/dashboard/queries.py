@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from parity.v1 import opinfo_pb2
@@ -10,6 +10,7 @@ from parity.v1 import results_pb2 as pb
 from tools.dashboard.filters import Filters
 from tools.store.db import Database, parse_payload
 from tools.store.hud import SummaryRow, summarize
+from tools.store.triages import StoredTriage, triages
 
 # Optional ModelResult fields that other work adds to the schema; shown when the schema has them.
 
@@ -117,3 +118,9 @@ def opinfo_results(db: Database, run_id: str, device: str = "") -> list[opinfo_p
         result.ParseFromString(bytes(payload))
         found.append(result)
     return found
+
+
+def triages_by_signature(db: Database, signatures: Iterable[str]) -> dict[str, StoredTriage]:
+    """The stored triages of the given failure signatures (without their scripts' text)."""
+    wanted = set(signatures)
+    return {t.signature: t for t in triages(db) if t.signature in wanted}

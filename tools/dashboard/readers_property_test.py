@@ -20,6 +20,8 @@ from tools.dashboard.app import Dashboard
 from tools.dashboard.pages import PAGES
 from tools.store.__main__ import main
 from tools.store.db import _UPSERT, IngestError, LoadedResult, _row, connect, ingest, load_results
+from tools.store.failures import signature
+from tools.store.triages import TRIAGE_UPSERT, Repro, triage_id, triage_row
 from tools.store.store_fixtures import postgres, store_target  # noqa: F401 (fixtures)
 
 figures = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, -1.0, 1.5, 1e308]))
@@ -111,3 +113,26 @@ def test_ingest_refuses_a_bad_value_naming_file_and_field(tmp_path: Path, field:
     with pytest.raises(IngestError, match=f"bad.pb: .*{named}"):
         ingest(db, load_results([tmp_path / "in"]))
     assert db.query("SELECT COUNT(*) FROM results")[0][0] == 0
+
+
+def test_readers_survive_odd_triages(store_target: str, tmp_path: Path) -> None:  # noqa: F811 (fixture use)
+    """Triages written past ingest's checks (values from a newer schema, figures that are not finite, markup in
+    every string): the failures page, the export and the repro route still answer."""
+    failing = pb.ModelResult(result_id="odd", run_id="gen", community_status="fail_to_run")
+    failing.config.CopyFrom(pb.RunConfig(suite="timm", model="</script><b>m", mode=1, precision=2, backend="inductor"))
+    failing.failure.exception_type, failing.failure.message = "<!--", "</pre><script>x()</script> at 0x7f"
+    record = pb.TriageRecord(signature=signature(failing).label, result_id="odd", model="<i>m", outcome=99,
+                             reproduces=77, culprit_subsystem="</td>", bisect_number=-5, debug_info="<!-- x",
+                             wall_s=math.nan, limit_s=math.inf, repro_path="a.py", error="</table>")
+    db = connect(store_target)
+    ingest(db, [LoadedResult("odd", failing)])
+    with db.transaction():
+        db.execute(TRIAGE_UPSERT, triage_row(record, Repro("</script>.py", "<html><script>x()</script>"), 0))
+    db.close()
+    _read_everything(store_target, tmp_path)
+    dashboard = Dashboard(store_target, "gen")
+    page = dashboard.respond("/failures", "").body.decode()
+    assert "Triage: unknown (99)" in page and "<!-- x" not in page and "</script><b>" not in page
+    served = dashboard.respond(f"/repro/{triage_id(record.signature)}.py", "")
+    assert served.status == 200 and served.content_type.startswith("text/plain")
+    assert ("Content-Disposition", 'inline; filename="__script_.py"') in served.headers

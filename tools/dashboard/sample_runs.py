@@ -1,5 +1,6 @@
 """A small store with known content for the dashboard's tests: three runs of one CPU machine (two
 sharing a manifest version, one on a newer version), with failures, risks, graph breaks and fallbacks,
+a triage of one failure signature (with markup in its fields and script, which must stay text),
 plus a community H100 baseline imported from upstream-format CSV files."""
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from pathlib import Path
 from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from tools.store.db import ORIGIN_COMMUNITY, LoadedResult, connect, ingest
+from tools.store.failures import signature
 from tools.store.hud_interop import import_community_csvs
+from tools.store.triages import Repro
 
 OLD, NEW, NEXT_MANIFEST, BASELINE = "r-old", "r-new", "r-v2", "h100-community"
 OPINFO = "opinfo-1"
@@ -92,6 +95,29 @@ def sample_results() -> list[pb.ModelResult]:
     return old + new + later
 
 
+TRIAGED_MODEL = "c"  # its fail_to_run signature (shared with d) is triaged; e's compile timeout is not
+REPRO_SCRIPT = ("# minified by torch._dynamo.repro; </pre><script>alert('repro')</script>\n"
+                "import torch\n\nraise RuntimeError('shape mismatch at dim 3')\n")
+DEBUG_INFO = "<b>buf0</b> = aten.cat.default(x, y) & 'lowering'"
+
+
+def sample_triage(results: list[pb.ModelResult]) -> LoadedResult:
+    """A finished triage of the NEW run's fail_to_run signature, as tools/triage would write it."""
+    triaged = next(r for r in results if r.run_id == NEW and r.config.model == TRIAGED_MODEL)
+    c = triaged.config
+    record = pb.TriageRecord(
+        signature=signature(triaged).label, result_id=triaged.result_id, run_id=triaged.run_id, suite=c.suite,
+        model=c.model, mode=c.mode, backend=c.backend, device=c.device, community_status=triaged.community_status,
+        outcome=pb.TriageRecord.OUTCOME_DONE, culprit_backend="inductor", culprit_subsystem="lowerings",
+        bisect_number=7, debug_info=DEBUG_INFO, bisect_runs=12, repro_path=f"{c.model}.repro.py", repro_lines=4,
+        repro_nodes=3, reproduces=pb.TriageRecord.REPRODUCES_YES,
+        repro_output_tail="Traceback (most recent call last):\nRuntimeError: shape mismatch at dim 3",
+        limit_s=600.0, wall_s=95.0)
+    record.provenance.torch_version = "2.14.1"
+    record.provenance.start_time.seconds = 2100
+    return LoadedResult("sample triage", record, repro=Repro(f"{c.model}.repro.py", REPRO_SCRIPT))
+
+
 def opinfo_results() -> list[opinfo_pb2.OpInfoResult]:
     cases = (("native_layer_norm", "norm", opinfo_pb2.OPINFO_OUTCOME_PASS, opinfo_pb2.LOWERING_NATIVE, ""),
              ("nn.functional.group_norm", "norm", opinfo_pb2.OPINFO_OUTCOME_FAIL, opinfo_pb2.LOWERING_FALLBACK,
@@ -127,7 +153,9 @@ def write_baseline_csvs(folder: Path) -> list[Path]:
 def build(target: str, scratch: Path) -> None:
     """Fills the (empty) store at `target` with the sample runs and the community baseline."""
     db = connect(target)
-    ingest(db, [LoadedResult("sample", r) for r in [*sample_results(), *opinfo_results()]], source="sample")
+    results = sample_results()
+    ingest(db, [LoadedResult("sample", r) for r in [*results, *opinfo_results()]] + [sample_triage(results)],
+           source="sample")
     baseline = import_community_csvs(write_baseline_csvs(scratch / "community"), BASELINE, "NVIDIA H100")
     for r in baseline:
         r.provenance.start_time.seconds = 500

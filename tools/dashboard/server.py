@@ -26,6 +26,9 @@ def make_server(dashboard: Dashboard, host: str = "127.0.0.1", port: int = 8765)
             self.send_header("Content-Type", response.content_type)
             self.send_header("Content-Length", str(len(response.body)))
             self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")  # a repro script stays text, whatever it holds
+            for name, value in response.headers:
+                self.send_header(name, value)
             self.end_headers()
             if send_body:
                 self.wfile.write(response.body)

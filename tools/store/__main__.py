@@ -5,13 +5,16 @@
   python -m tools.store summary --db out/parity.db [--run-id ID]      (default: the newest run)
   python -m tools.store export-hud --db out/parity.db --run-id ID --out rows.json   (HUD v3 rows, JSON lines)
   python -m tools.store problems --db out/parity.db [--model M]      (tracked bottlenecks, first and last seen)
+  python -m tools.store triages --db out/parity.db [--run-id ID]    (stored triages, one per failure signature)
   python -m tools.store verdicts --db out/parity.db --run-id NEW --base BASE   (regression, improvement or noise,
       per model, beside the HUD's 5% rule; tools/store/verdicts.py says how a verdict is decided)
   python -m tools.store import-community --db out/parity.db --run-id h100-2026-12 --device-name "NVIDIA H100" \
       inductor_with_cudagraphs_timm_models_bfloat16_inference_cuda_h100_{accuracy,performance}.csv
 
 RESULT_PATHS are result files or folders: the CLI's --out folders, or Bazel's test logs
-(.bazel/testlogs/...), whose outputs.zip files hold the results.
+(.bazel/testlogs/...), whose outputs.zip files hold the results. Triage records tools/triage wrote beside a
+result (<stem>.triage.txtpb, and the <stem>.repro.py it names) are stored with them; a signature keeps its
+stored triage unless the new one got further (tools/store/triages.py states the rule).
 --db is a SQLite file (the default, created if absent) or a postgresql://user@host:port/dbname URL;
 $PARITY_DB sets the default.
 """
@@ -30,10 +33,12 @@ from proto.codegen import ensure_generated
 ensure_generated()
 
 from tools.store.db import (ORIGIN_COMMUNITY, IngestError, LoadedResult, StoreError, connect, display_name,  # noqa: E402
-                            ingest, load_results, newest_run, plan_progress, stored_results, tracked_problems)
+                            ingest, ingest_batch, load_results, newest_run, plan_progress, stored_results,
+                            tracked_problems)
 from tools.store.hud_interop import InteropError, import_community_csvs, to_hud_rows  # noqa: E402
 from tools.store.hud import render, summarize  # noqa: E402
 from tools.store.verdicts import compare_runs  # noqa: E402
+from tools.store.triages import StoredTriage, triages  # noqa: E402
 from tools.store.verdicts import render as render_verdicts  # noqa: E402
 
 
@@ -64,20 +69,23 @@ def main(argv: list[str] | None = None) -> int:
     verdicts_cmd = sub.add_parser("verdicts", help="Parity's verdict per model between two runs, beside the HUD's")
     verdicts_cmd.add_argument("--run-id", required=True, help="the new run")
     verdicts_cmd.add_argument("--base", required=True, help="the run to compare with (same device)")
+    triages_cmd = sub.add_parser("triages", help="list stored triages (one per failure signature)")
+    triages_cmd.add_argument("--run-id", default="", help="only the triages of this run's results")
     for command in sub.choices.values():  # --db is accepted after the command too
         command.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
     args = parser.parse_args(argv)
     shown = display_name(args.db)  # a postgresql:// URL may hold a password
     try:
         # Only ingest, import-community and migrate write; the others must not create a store at a mistyped path.
-        conn = connect(args.db, read_only=args.command in ("summary", "export-hud", "problems", "verdicts"))
+        conn = connect(args.db, read_only=args.command in ("summary", "export-hud", "problems", "verdicts",
+                                                           "triages"))
         if args.command == "migrate":
             print(f"{shown}: schema version {conn.schema_version()}")
             return 0
         if args.command == "ingest":
-            count = ingest(conn, load_results(args.paths, run_id=args.run_id, commit=args.commit),
-                           source=" ".join(str(p) for p in args.paths))
-            print(f"stored {count} results in {shown}")
+            counts = ingest_batch(conn, load_results(args.paths, run_id=args.run_id, commit=args.commit),
+                                  source=" ".join(str(p) for p in args.paths))
+            print(f"{counts.describe()} in {shown}")
             return 0
         if args.command == "import-community":
             results = import_community_csvs(args.csvs, args.run_id, args.device_name)
@@ -114,6 +122,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"  signature {p.signature}\n  first seen {p.first_seen_run}, last seen {p.last_seen_run}, "
                       f"{p.results} results")
             return 0
+        if args.command == "triages":
+            found = triages(conn, args.run_id)
+            print(f"{len(found)} stored triages in {shown}" + (f" of run {args.run_id}" if args.run_id else ""))
+            for t in found:
+                print(describe_triage(t))
+            return 0
         if args.command == "verdicts":
             found = compare_runs(conn, args.run_id, args.base)
             if not found:
@@ -136,6 +150,20 @@ def main(argv: list[str] | None = None) -> int:
     except (IngestError, InteropError, StoreError, sqlite3.DatabaseError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def describe_triage(t: StoredTriage) -> str:
+    r = t.record
+    repro = (f"{t.repro_name} ({r.repro_lines} lines, {r.repro_nodes} nodes), reproduces {t.reproduces}"
+             if t.repro_name else "no repro")
+    lines = [f"{t.configuration}: {r.community_status}, triage {t.outcome} in {r.wall_s:.0f} s of {r.limit_s:.0f} s",
+             f"  signature {t.signature}",
+             f"  culprit {t.culprit or 'none named'}" + (f" ({r.debug_info.splitlines()[0][:120]})" if r.debug_info
+                                                       else ""),
+             f"  {repro}; result {r.result_id} of run {r.run_id or '?'}; id {t.triage_id}"]
+    if r.error:
+        lines.append(f"  error: {r.error.splitlines()[0][:200]}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -3,17 +3,20 @@ transactional ingestion.
 
 Each ModelResult is kept whole (its serialized bytes) plus the columns that queries filter and
 aggregate on. A result's id is stable, so ingesting the same file twice changes nothing.
+Triage records (`<stem>.triage.txtpb`, with the `<stem>.repro.py` beside them) are ingested with the results:
+one per failure signature, kept by the rule in tools/store/triages.py.
 A store is named by a SQLite path (created if absent) or a `postgresql://` URL (a running server).
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import sqlite3
 import sys
 import time
 import zipfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +28,9 @@ from google.protobuf.message import Message
 from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from proto.result_files import OPINFO_SUFFIX, PLAN_SUFFIX
+from tools.store.names import DTYPE_NAMES, MODE_NAMES, dtype_name, enum_name, mode_name  # noqa: F401 (re-exported)
+from tools.store.triages import (TRIAGE_UPSERT, Repro, TriageFileError, incomplete, is_triage_file, progress,
+                                 read_repro, triage_row)
 from tools.store.validate import InvalidValue, check
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -115,6 +121,37 @@ _RUN_PLANS_TABLE = """
     );
     """
 
+# Triages (tools/store/triages.py): one row per failure signature, the record whole plus what the failures page
+# shows, and the repro script's text, so the dashboard serves it without the folder it was made in.
+_TRIAGES_TABLE = """
+    CREATE TABLE triages (
+        signature TEXT PRIMARY KEY,
+        triage_id TEXT NOT NULL,
+        result_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        suite TEXT NOT NULL,
+        model TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        backend TEXT NOT NULL,
+        device TEXT NOT NULL,
+        community_status TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        culprit_backend TEXT NOT NULL,
+        culprit_subsystem TEXT NOT NULL,
+        bisect_number {integer} NOT NULL,
+        reproduces TEXT NOT NULL,
+        repro_name TEXT NOT NULL,
+        repro_lines INTEGER NOT NULL,
+        repro_script TEXT NOT NULL,
+        progress INTEGER NOT NULL,
+        created_at {integer} NOT NULL,
+        stored_at {integer} NOT NULL,
+        payload {blob} NOT NULL
+    );
+    CREATE UNIQUE INDEX triages_by_id ON triages (triage_id);
+    CREATE INDEX triages_by_run ON triages (run_id);
+    """
+
 # Append-only: each entry moves the schema from version i to i+1. Never edit a released entry.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -191,11 +228,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(sqlite=_PERFORMANCE_ONLY_COLUMN, postgres=_PERFORMANCE_ONLY_COLUMN),
     # Run ledgers (suites/common/ledger.py): what each run planned, so an interrupted run shows as incomplete.
     Migration(sqlite=_RUN_PLANS_TABLE, postgres=_RUN_PLANS_TABLE),
+    # Triages of compiled-side failures (tools/triage), keyed by failure signature.
+    Migration(sqlite=_TRIAGES_TABLE.format(integer="INTEGER", blob="BLOB"),
+              postgres=_TRIAGES_TABLE.format(integer="BIGINT", blob="BYTEA")),
 )
 
-MODE_NAMES = {pb.MODE_TRAINING: "training", pb.MODE_INFERENCE: "inference"}
-DTYPE_NAMES = {pb.PRECISION_AMP: "amp", pb.PRECISION_BFLOAT16: "bfloat16", pb.PRECISION_FLOAT16: "float16",
-               pb.PRECISION_FLOAT32: "float32"}
 ORIGIN_PARITY = "parity"
 ORIGIN_COMMUNITY = "community"
 
@@ -208,11 +245,30 @@ class StoreError(RuntimeError):
     """The store cannot be opened or used as asked (wrong schema version, unreachable server, ...)."""
 
 
+Loadable = pb.ModelResult | opinfo_pb2.OpInfoResult | pb.RunLedger | pb.TriageRecord
+
+
 @dataclass(frozen=True)
 class LoadedResult:
     source: str
-    result: pb.ModelResult | opinfo_pb2.OpInfoResult | pb.RunLedger
+    result: Loadable
     origin: str = ORIGIN_PARITY
+    repro: Repro | None = None  # a TriageRecord's repro script, read from beside it
+
+
+@dataclass(frozen=True)
+class IngestCounts:
+    results: int          # model and OpInfo results in the batch (each stored, or already stored alike)
+    triages: int = 0      # signatures with a triage record in the batch
+    triages_stored: int = 0  # of those, the ones stored: new signatures, or records that got further
+
+    def describe(self) -> str:
+        text = f"stored {self.results} results"
+        if self.triages:
+            kept = self.triages - self.triages_stored
+            text += (f" and {self.triages_stored} of {self.triages} triages"
+                     + (f" ({kept} kept a stored triage that got as far or further)" if kept else ""))
+        return text
 
 
 class Database:
@@ -233,6 +289,10 @@ class Database:
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> None:
         self.raw.execute(self._sql(sql), tuple(params))
+
+    def execute_count(self, sql: str, params: Sequence[object] = ()) -> int:
+        """Runs one statement; returns how many rows it inserted, updated or deleted."""
+        return int(self.raw.execute(self._sql(sql), tuple(params)).rowcount)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> None:
         if self.dialect == "postgres":
@@ -369,9 +429,17 @@ def _migrate_sqlite(db: Database) -> None:
         conn.isolation_level = saved
 
 
-def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
-    """(source name, bytes) of every .pb result under the given files/folders, including Bazel's outputs.zip.
-    A name ending in OPINFO_SUFFIX holds an OpInfoResult; any other .pb a ModelResult."""
+@dataclass(frozen=True)
+class FoundFile:
+    source: str
+    data: bytes
+    sibling: Callable[[str], bytes | None]  # a file beside it, by name (a triage's repro): its bytes, or None
+
+
+def iter_result_files(paths: Iterable[Path]) -> Iterator[FoundFile]:
+    """Every .pb result under the given files/folders, including Bazel's outputs.zip, and every triage record.
+    A name ending in OPINFO_SUFFIX holds an OpInfoResult, PLAN_SUFFIX a RunLedger, `.triage.pb` a TriageRecord;
+    any other .pb a ModelResult. A `.txtpb` without its `.pb` is read as its text form."""
     for path in paths:
         if not path.exists():
             raise IngestError(f"{path} does not exist")
@@ -379,10 +447,10 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
         for file in candidates:
             if file.suffix == ".pb" and not _is_split_half(file.name):
                 _check_regular(file)
-                yield str(file), file.read_bytes()
+                yield FoundFile(str(file), file.read_bytes(), _beside(file))
             elif file.suffix == ".txtpb" and not _is_split_half(file.name) and not file.with_suffix(".pb").exists():
                 _check_regular(file)  # a text-only result (the reference datasets keep only the text form)
-                yield str(file), _text_to_binary(file)
+                yield FoundFile(str(file), _text_to_binary(file), _beside(file))
             elif file.is_symlink() and file.is_dir():  # rglob does not follow it: say so rather than skip silently
                 print(f"[ingest] skipped {file}: a symbolic link to a folder ({os.readlink(file)}); name its target "
                       "to ingest what it holds", file=sys.stderr)
@@ -391,9 +459,26 @@ def iter_result_files(paths: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
                     with zipfile.ZipFile(file) as archive:
                         for member in sorted(archive.namelist()):
                             if member.endswith(".pb") and not _is_split_half(member):
-                                yield f"{file}!{member}", archive.read(member)
+                                yield FoundFile(f"{file}!{member}", archive.read(member), _beside_member(file, member))
                 except (zipfile.BadZipFile, OSError) as exc:
                     raise IngestError(f"{file}: not a readable zip archive ({exc}); nothing was stored") from exc
+
+
+def _beside(file: Path) -> Callable[[str], bytes | None]:
+    def read(name: str) -> bytes | None:
+        other = file.parent / name
+        return other.read_bytes() if other.is_file() else None
+    return read
+
+
+def _beside_member(archive_path: Path, member: str) -> Callable[[str], bytes | None]:
+    def read(name: str) -> bytes | None:
+        with zipfile.ZipFile(archive_path) as archive:
+            try:
+                return archive.read(posixpath.join(posixpath.dirname(member), name))
+            except KeyError:
+                return None
+    return read
 
 
 def _check_regular(file: Path) -> None:
@@ -413,10 +498,12 @@ def _is_split_half(name: str) -> bool:
 
 
 def _message_for(source: str) -> Message:
-    """An empty message of the kind a result file's name says (OPINFO_SUFFIX, PLAN_SUFFIX, else a ModelResult)."""
+    """An empty message of the kind a result file's name says (OPINFO_SUFFIX, PLAN_SUFFIX, a triage record, else a
+    ModelResult)."""
     name = source.removesuffix(".txtpb") + ".pb" if source.endswith(".txtpb") else source
     return (opinfo_pb2.OpInfoResult() if name.endswith(OPINFO_SUFFIX) else
-            pb.RunLedger() if name.endswith(PLAN_SUFFIX) else pb.ModelResult())
+            pb.RunLedger() if name.endswith(PLAN_SUFFIX) else
+            pb.TriageRecord() if is_triage_file(name) else pb.ModelResult())
 
 
 def _text_to_binary(file: Path) -> bytes:
@@ -429,14 +516,18 @@ def _text_to_binary(file: Path) -> bytes:
     return message.SerializeToString()
 
 
-def _parse(source: str, data: bytes) -> pb.ModelResult | opinfo_pb2.OpInfoResult | pb.RunLedger:
+def _parse(source: str, data: bytes) -> Loadable:
     result: Message = _message_for(source)
     kind = result.DESCRIPTOR.full_name
     try:
         result.ParseFromString(data)
     except Exception as exc:  # noqa: BLE001 (protobuf raises several types for garbage)
         raise IngestError(f"{source}: not a {kind} ({exc}); nothing was stored") from exc
-    if isinstance(result, pb.RunLedger):
+    if isinstance(result, pb.TriageRecord):
+        if why := incomplete(result):
+            raise IngestError(f"{source}: incomplete TriageRecord ({why}; tools/triage always sets these); nothing "
+                              "was stored")
+    elif isinstance(result, pb.RunLedger):
         if not result.run_id or any(not p.result_id for p in result.planned):
             raise IngestError(f"{source}: incomplete RunLedger (needs run_id, and a result_id per planned run); "
                               "nothing was stored")
@@ -456,17 +547,25 @@ def _parse(source: str, data: bytes) -> pb.ModelResult | opinfo_pb2.OpInfoResult
 def load_results(paths: Iterable[Path], run_id: str = "", commit: str = "") -> list[LoadedResult]:
     """Parses every result first, so a malformed file stops the batch before anything is written."""
     loaded = []
-    for source, data in iter_result_files(paths):
-        result = _parse(source, data)
+    for found in iter_result_files(paths):
+        source = found.source
+        result = _parse(source, found.data)
         if run_id and not result.run_id:
             result.run_id = run_id
+        if isinstance(result, pb.TriageRecord):  # its run is the triaged result's: named when known, not required
+            try:
+                loaded.append(LoadedResult(source, result, repro=read_repro(source, result, found.sibling)))
+            except TriageFileError as exc:
+                raise IngestError(f"{exc}. Nothing was stored") from exc
+            continue
         if not result.run_id:
             raise IngestError(f"{source}: the result carries no run id; pass --run-id. Nothing was stored")
         if commit and not result.provenance.commit:
             result.provenance.commit = commit
         loaded.append(LoadedResult(source, result))
     if not loaded:
-        raise IngestError("no result files (*.pb, or Bazel outputs.zip holding them) under the given paths")
+        raise IngestError("no result files (*.pb, Bazel outputs.zip holding them, or *.triage.txtpb) under the "
+                          "given paths")
     return loaded
 
 
@@ -483,14 +582,26 @@ _UPSERT = (f"INSERT INTO results ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' 
 
 def ingest(db: Database, loaded: list[LoadedResult], source: str = "") -> int:
     """Stores the batch in one transaction (all or nothing); returns how many results it holds."""
+    return ingest_batch(db, loaded, source).results
+
+
+def ingest_batch(db: Database, loaded: list[LoadedResult], source: str = "") -> IngestCounts:
+    """ingest(), saying also how many of the batch's triage records were stored (tools/store/triages.py: a stored
+    signature keeps its triage unless the new record got further)."""
     by_id: dict[str, tuple[object, ...]] = {}
     opinfo_rows: dict[str, tuple[object, ...]] = {}
     plan_rows: dict[tuple[str, str], tuple[object, ...]] = {}
+    best_triage: dict[str, LoadedResult] = {}  # per signature, the record of the batch that got furthest
     for item in loaded:
         try:
             check(item.result)
         except InvalidValue as exc:
             raise IngestError(f"{item.source}: {exc}; nothing was stored") from exc
+        if isinstance(item.result, pb.TriageRecord):
+            held = best_triage.get(item.result.signature)
+            if held is None or progress(item.result) > progress(held.result):  # type: ignore[arg-type]
+                best_triage[item.result.signature] = item
+            continue
         if isinstance(item.result, pb.RunLedger):
             plan_rows.update({(item.result.run_id, p.result_id): _plan_row(item.result, p) for p in item.result.planned})
             continue
@@ -505,6 +616,8 @@ def ingest(db: Database, loaded: list[LoadedResult], source: str = "") -> int:
                               f"({', '.join(sources)}); nothing was stored")
         by_id[item.result.result_id] = row
     rows = list(by_id.values())
+    now = int(time.time())
+    triage_rows = [triage_row(item.result, item.repro, now) for item in best_triage.values()]  # type: ignore[arg-type]
     with db.transaction():
         if rows:
             db.executemany(_UPSERT, rows)
@@ -512,9 +625,11 @@ def ingest(db: Database, loaded: list[LoadedResult], source: str = "") -> int:
             db.executemany(_OPINFO_UPSERT, list(opinfo_rows.values()))
         if plan_rows:
             db.executemany(_PLAN_UPSERT, list(plan_rows.values()))
+        # One at a time: each statement's own count says whether it replaced the stored triage.
+        stored = sum(db.execute_count(TRIAGE_UPSERT, row) for row in triage_rows)
         db.execute("INSERT INTO ingests (ingested_at, source, results) VALUES (?, ?, ?)",
-                   (int(time.time()), source or (loaded[0].source if loaded else ""), len(rows) + len(opinfo_rows)))
-    return len(rows) + len(opinfo_rows)
+                   (now, source or (loaded[0].source if loaded else ""), len(rows) + len(opinfo_rows)))
+    return IngestCounts(len(rows) + len(opinfo_rows), len(triage_rows), stored)
 
 
 _PLAN_COLUMNS = ("run_id", "result_id", "suite", "model", "mode", "backend", "device")
@@ -562,25 +677,6 @@ _OPINFO_COLUMNS = ("result_id", "run_id", "op", "variant", "dtype", "device", "d
 _OPINFO_UPSERT = (f"INSERT INTO opinfo_results ({', '.join(_OPINFO_COLUMNS)}) "
                   f"VALUES ({', '.join('?' * len(_OPINFO_COLUMNS))}) ON CONFLICT (result_id) DO UPDATE SET "
                   + ", ".join(f"{c} = excluded.{c}" for c in _OPINFO_COLUMNS if c != "result_id"))
-
-
-def enum_name(enum: Any, value: int, prefix: str, unset: str = "") -> str:
-    """An enum value's name without its prefix, lower case; `unset` for 0, "unknown (N)" for a value this schema
-    does not have (a store written by newer code): readers name it instead of failing."""
-    if not value:
-        return unset
-    try:
-        return enum.Name(value).removeprefix(prefix).lower()
-    except ValueError:
-        return f"unknown ({value})"
-
-
-def mode_name(value: int) -> str:
-    return MODE_NAMES.get(value) or enum_name(pb.Mode, value, "MODE_")
-
-
-def dtype_name(value: int) -> str:
-    return DTYPE_NAMES.get(value) or enum_name(pb.Precision, value, "PRECISION_")
 
 
 def _opinfo_row(r: opinfo_pb2.OpInfoResult) -> tuple[object, ...]:

@@ -128,7 +128,7 @@ def test_bazel_outputs_zip_is_read(tmp_path: Path) -> None:
 
 def test_migrations_are_versioned(store_target: str) -> None:
     db = connect(store_target)
-    assert db.schema_version() == len(MIGRATIONS) == 6
+    assert db.schema_version() == len(MIGRATIONS) == 7
     if db.dialect == "sqlite":
         db.execute("PRAGMA user_version = 99")
     else:

@@ -20,6 +20,8 @@ NAME_FIELDS = frozenset({"result_id", "run_id", "suite", "model", "backend", "hu
                          "manifest_version", "manifest_sha256", "torch_version", "triton_version"})
 # Figures that may be negative: a difference of two noisy timings (an eager backend's compile latency is ~0 s).
 SIGNED_FIELDS = frozenset({"compilation_latency_s"})
+# Integers that may be negative: an exit code, and TriageRecord.bisect_number (-1: the bisector did not get that far).
+SIGNED_INTEGERS = frozenset({"exit_code", "bisect_number"})
 # Shares that are fractions of one.
 FRACTION_FIELDS = frozenset({"eager_device_idle_share", "share", "confidence"})
 _FLOATS = (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT)
@@ -57,7 +59,7 @@ def _check_value(field: FieldDescriptor, where: str, value: object) -> None:
     elif field.type == FieldDescriptor.TYPE_STRING:
         _check_string(where, str(value), MAX_NAME_CHARS if field.name in NAME_FIELDS else MAX_TEXT_CHARS)
     elif field.type in (FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64) and int(value) < 0 \
-            and field.name != "exit_code":  # type: ignore[call-overload]
+            and field.name not in SIGNED_INTEGERS:  # type: ignore[call-overload]
         raise InvalidValue(f"{where} is {value}: a count or size cannot be negative")
 
 

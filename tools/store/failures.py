@@ -1,0 +1,105 @@
+"""Failure signatures (so one root cause shows as one group, and is triaged once) and which failures are on the
+compiled side (the only ones tools/triage bisects and minifies; an eager failure says nothing of the compiler).
+
+The dashboard's failures page groups by `signature(result).label`, and the store keys triages by it
+(tools/store/triages.py), so both live here, below the dashboard and the nightly that use them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from parity.v1 import results_pb2 as pb
+from tools.store.names import enum_name, mode_name
+
+NOT_FAILURES = ("pass", "pass_due_to_skip", "eager_variation", "skipped")
+_VOLATILE = (  # parts of a message that differ between runs of the same failure
+    (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
+    (re.compile(r"(/[\w.+-]+)+/"), "…/"),
+    (re.compile(r"\d+(\.\d+)?"), "N"),
+)
+
+# What tools/triage takes: the compiled run's own failures, and a crash or timeout once compilation began.
+COMPILED_STATUSES = ("fail_accuracy", "fail_to_run")
+DIED_STATUSES = ("crash", "timeout")
+COMPILED_PHASES = (pb.PHASE_COMPILE, pb.PHASE_COMPILED_RUN, pb.PHASE_ACCURACY_CHECK, pb.PHASE_TIMING)
+# A child that died leaves phase CHILD_PROCESS; the launcher appends the last phase its log says it began
+# (suites/common/launcher.py). These are the harness's phases that compile or run compiled code.
+COMPILED_CHILD_PHASES = ("performance", "analysis", "compiled_check")
+_LAST_PHASE = re.compile(r"the last phase it began: (\w+)")
+# Where a child's log names no phase (results from before the launcher recorded one), its log tail can still show
+# compiled code running when it died: faulthandler's stack passes through these (eager code never does).
+COMPILED_FRAMES = ("torch/_dynamo/eval_frame.py", "torch/_inductor/", "torch/_functorch/_aot_autograd/")
+
+
+@dataclass(frozen=True)
+class Signature:
+    status: str
+    phase: str
+    exception: str
+    message: str
+    configuration: str = ""  # suite/model mode backend device, where no exception tells failures apart
+
+    @property
+    def label(self) -> str:
+        parts = [self.status, self.phase, self.exception, self.message, self.configuration]
+        return " · ".join(p for p in parts if p)
+
+
+def is_failure(result: pb.ModelResult) -> bool:
+    return result.community_status not in NOT_FAILURES
+
+
+def phase_name(result: pb.ModelResult) -> str:
+    phase = result.failure.phase
+    return enum_name(pb.Phase, phase, "PHASE_")
+
+
+def signature(result: pb.ModelResult) -> Signature:
+    """Status, phase, exception type and the first message line with numbers, addresses and paths
+    masked; a timeout during compilation is named as such. A failure that raised no exception (an accuracy failure,
+    a crash, a timeout: their messages are the harness's own, alike for every model) shows nothing that two models
+    share a cause, so its signature also names the model configuration: one model's recurring `fail_accuracy` is
+    one signature, and five models' are five, each triaged on its own."""
+    status = result.community_status
+    phase = phase_name(result)
+    if status == "timeout" and result.failure.phase == pb.PHASE_COMPILE:
+        status = "compile timeout"
+    first_line = next((line.strip() for line in result.failure.message.splitlines() if line.strip()), "")
+    for pattern, replacement in _VOLATILE:
+        first_line = pattern.sub(replacement, first_line)
+    if not first_line and result.failure.signal:
+        first_line = f"signal {result.failure.signal}"
+    exception = result.failure.exception_type
+    configuration = "" if exception else configuration_label(result.config)
+    return Signature(status, phase, exception, first_line[:160], configuration)
+
+
+def configuration_label(config: pb.RunConfig) -> str:
+    return " ".join(p for p in (f"{config.suite}/{config.model}", mode_name(config.mode), config.backend,
+                                config.device) if p)
+
+
+def last_child_phase(result: pb.ModelResult) -> str:
+    """The harness phase a child that died had begun last ("" when its log named none)."""
+    found = _LAST_PHASE.search(result.failure.message)
+    return found.group(1) if found else ""
+
+
+def is_compiled_side(result: pb.ModelResult) -> bool:
+    """fail_accuracy, fail_to_run, or a crash or timeout at or after the compile phase (by the phase the child
+    began last, else by compiled frames in its log tail). Eager failures, load failures, OOM and infrastructure
+    outcomes are not the compiler's to answer for."""
+    status = result.community_status
+    if status in COMPILED_STATUSES:
+        return True
+    if status not in DIED_STATUSES:
+        return False
+    if result.failure.phase in COMPILED_PHASES:
+        return True
+    if result.failure.phase != pb.PHASE_CHILD_PROCESS:
+        return False
+    if phase := last_child_phase(result):
+        return phase in COMPILED_CHILD_PHASES
+    return any(frame in result.failure.log_tail for frame in COMPILED_FRAMES)
