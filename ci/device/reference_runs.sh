@@ -35,6 +35,8 @@
 #   crosscheck SUITE MODE MODEL...  upstream's own harness beside Parity's on the same models, one model at a time
 #                        (tools/crosscheck/README.md): upstream's accuracy and performance runs with the HUD dashboard's
 #                        flags, then Parity's split run; the side-by-side table is $OUT/crosscheck/SUITE-MODE/crosscheck.md.
+#                        CROSSCHECK_ARGS: more tools.crosscheck flags (e.g. --parity-arg=--timing-cap-s=0: Parity
+#                        times one round of 30 pairs, as upstream does, and not until its interval is narrow)
 #                        MODEL_TIMEOUT=S per model process of either side (default 300), RUN_ID=ID. Carry .dynamobench,
 #                        upstream's benchmarks/dynamo folder (git-ignored, never committed), made on this machine from
 #                        a pytorch/benchmark clone or bare mirror (MIRROR: its git directory):
@@ -196,7 +198,7 @@ case "$section" in
     # shellcheck disable=SC2046
     python3 -m tools.crosscheck --upstream "$PWD/.dynamobench" --suite "$suite" --mode "$mode" --device cuda \
       --timeout-s "${MODEL_TIMEOUT:-300}" --run-id "${RUN_ID:-crosscheck-$suite-$mode-$run_tag}" \
-      --out "$out/$suite-$mode" $(models "${@:4}") ;;
+      --out "$out/$suite-$mode" $(models "${@:4}") ${CROSSCHECK_ARGS:-} ;;
   *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
 esac
 echo "[reference_runs] $section done"
