@@ -29,6 +29,15 @@ class TinyMlp(torch.nn.Module):
         return self.net(x)
 
 
+class TanhMlp(TinyMlp):
+    """Healthy, with one tanh: the op whose Inductor lowering the triage tests plant a fault in (tools/triage/
+    planted_fault.py), so that its compiled result is wrong in a known place while the model itself is sound."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 4))
+
+
 class RaisesInForward(TinyMlp):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         raise RuntimeError("selftest: this model always fails in forward")
@@ -136,7 +145,7 @@ _MODULES = {"raises_in_forward": RaisesInForward, "device_oom": DeviceOutOfMemor
             "raises_when_checked": RaisesWhenChecked, "killed_when_checked": KilledWhenChecked,
             "differs_when_compiled": DiffersWhenCompiled,
             "not_deterministic": NotDeterministic,
-            "slow_fallback": PointwiseChain, "updates_its_state": UpdatesItsState}
+            "slow_fallback": PointwiseChain, "updates_its_state": UpdatesItsState, "tanh_mlp": TanhMlp}
 
 
 def build(entry: ModelEntry, mode: str, device: str, smoke: bool, batch_size: int) -> Workload:

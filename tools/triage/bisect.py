@@ -1,0 +1,146 @@
+"""Finds the culprit with torch's compiler bisector, each of its tests one model run in a fresh process.
+
+`CompilerBisector.do_bisect(fn)` walks the backends (eager, aot_eager, aot_eager_decomp_partition, ..., inductor),
+then the failing backend's subsystems (passes, config changes, lowerings), then bisects the count of applications of
+the subsystem whose disabling fixed the failure. `fn` is one run of the model: True when it did not fail as the
+result did. The bisector's state goes to the model process as its own `run` command passes it (torch 2.14):
+TORCH_BISECT_BACKEND and TORCH_BISECT_SUBSYSTEM name what is tested (torch.compile then compiles with that backend
+whatever it was asked for), TORCH_BISECT_MAX=-1 disables the subsystem outright, and in the counting stages the
+process reads and writes the bisector's state folder: `get_dir()` is `<in_process_cache>/bisect` in this process and
+`<cache_dir()>/bisect` in the model's, so its TORCHINDUCTOR_CACHE_DIR is this process's in_process_cache.
+
+Versions (read from torch 2.11.0 on the GPU machine and 2.14.1 here): both keep an in_process_cache set before
+do_bisect (earlier snapshots replaced it with a temporary folder of their own, so it is read at each test, not
+assumed). 2.14 writes each application's debug info (the FX node of a lowering) into the state folder; 2.11 keeps it
+in the model process's memory, where a bisection over subprocesses loses it ("Debug info: not found"), so the triage's
+probe (probe.py) records it in the model process, on every version.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from tools.triage import probe
+
+# fn(env, cache): one model run with `env` over the triage's environment and `cache` as its TORCHINDUCTOR_CACHE_DIR;
+# True when it did not fail as the result did.
+ModelTest = Callable[[dict[str, str], Path], bool]
+
+
+@dataclass
+class BisectProgress:
+    """How far the bisection got, kept as it goes, so that a bisection cut short still says where it was."""
+
+    runs: int = 0
+    backend: str = ""    # what the last test ran with
+    subsystem: str = ""
+    stage: str = ""      # the bisector's run state for that subsystem: test_disable, find_max_bounds, bisect
+    failing_backend: str = ""  # known once the bisector moved on to a backend's subsystems
+
+    def describe(self) -> str:
+        if not self.runs:
+            return "no test ran"
+        where = f"{self.backend}" + (f" / {self.subsystem} ({self.stage})" if self.subsystem else "")
+        return f"{self.runs} test run(s), the last one testing {where}"
+
+
+@dataclass(frozen=True)
+class Culprit:
+    backend: str
+    subsystem: str
+    bisect_number: int  # -1 where the bisector named no application
+    debug_info: str
+
+
+def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Path) -> Culprit | None:
+    """Runs the bisector over `test`; None when every backend passed (the failure did not recur under it).
+
+    `state` is a fresh folder for the bisector's state, which do_bisect deletes when it starts and ends; the kernels
+    of the triage's own cache may be copied into it so that the runs do not compile them again. GaveUp from `test`
+    ends the bisection; a RuntimeError is the bisector's own complaint (a flaky failure, a run that never reached
+    the subsystem it counts)."""
+    from torch._inductor.compiler_bisector import CompilerBisector
+
+    info_path = state.parent / f"{state.name}-debug-info.txt"
+    info_path.unlink(missing_ok=True)
+    probe_dir = probe.plugin_folder(state.parent / f"{state.name}-probe")
+
+    def fn() -> bool:
+        backend = CompilerBisector.get_backend() or ""
+        subsystem = CompilerBisector.get_subsystem() or ""
+        env = {"TORCH_BISECT_BACKEND": backend, "TORCH_COMPILE_BACKEND": backend, probe.ENV_VAR: str(info_path)}
+        stage = ""
+        if subsystem:
+            env["TORCH_BISECT_SUBSYSTEM"] = subsystem
+            stage = CompilerBisector.get_run_state(backend, subsystem) or ""
+            if stage == "test_disable":
+                env["TORCH_BISECT_MAX"] = "-1"  # disabled outright: any application's number is above -1
+            progress.failing_backend = backend
+        progress.backend, progress.subsystem, progress.stage = backend, subsystem, stage
+        shared = Path(CompilerBisector.in_process_cache or state)  # read here: an older torch chose its own folder
+        progress.runs += 1
+        with _on_path(probe_dir):
+            good = test(env, shared)
+        print(f"[parity triage] {backend}/{subsystem or '-'} {stage or ''}: {'good' if good else 'bad'}", flush=True)
+        return good
+
+    CompilerBisector.in_process_cache = str(state)
+    stopped: Exception | None = None
+    try:
+        with open(log_path, "a") as log, contextlib.redirect_stdout(log):  # the bisector narrates on stdout
+            try:
+                result = CompilerBisector.do_bisect(fn)
+            except Exception as exc:  # noqa: BLE001 (GaveUp, or the bisector's own RuntimeError: re-raised below)
+                # Without its traceback do_bisect's frame goes now, and with it the object whose deletion runs the
+                # bisector's clean-up: here, while its output is redirected and its folder is still ours.
+                stopped = exc.with_traceback(None)
+                result = None
+    finally:
+        CompilerBisector.in_process_cache = None
+        shutil.rmtree(state, ignore_errors=True)
+    if stopped is not None:
+        raise stopped
+    if result is None:
+        return None
+    number = -1 if result.bisect_number is None else int(result.bisect_number)
+    info = result.debug_info or ""
+    if not info and number >= 0 and result.subsystem:
+        info = probe.recorded(info_path, number)
+    return Culprit(result.backend, result.subsystem or "", number, info)
+
+
+# What seed_cache leaves out: the bisector's own state, lock files, and compiled graphs (never read: NO_GRAPH_CACHES).
+_NOT_KERNELS = {"bisect", "locks", "fxgraph", "aotautograd"}
+
+
+def seed_cache(source: Path, shared: Path) -> None:
+    """Links (or, across file systems, copies) the triage's compiled kernels into the bisector's folder: kernels are
+    keyed by their own source, so any run may use any run's, and Inductor and Triton replace a cache file by renaming
+    a new one over it, never by writing into it. The bisector's own state there is left as it is."""
+    if source.is_dir():
+        shutil.copytree(source, shared, dirs_exist_ok=True, copy_function=_link_or_copy, symlinks=True,
+                        ignore=lambda folder, names: [n for n in names if n in _NOT_KERNELS])
+
+
+def _link_or_copy(source: str, dest: str) -> None:
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copy2(source, dest)
+
+
+@contextlib.contextmanager
+def _on_path(folder: Path) -> Iterator[None]:
+    """`folder` on sys.path for the block: the launcher passes sys.path on as the model process's PYTHONPATH."""
+    sys.path.append(str(folder))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(folder))

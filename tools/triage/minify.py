@@ -1,0 +1,153 @@
+"""Cuts the failure down to a standalone script with the Dynamo/AOT minifier.
+
+Two subprocesses. First the model runs once more with `torch._dynamo.config.repro_after = "aot"` (TORCHDYNAMO_REPRO_AFTER)
+and a `repro_level` (TORCHDYNAMO_REPRO_LEVEL) that suits the failure, and a debug folder of the triage's own
+(TORCH_COMPILE_DEBUG_DIR): Inductor's compile of each AOT graph is wrapped, and the graph that fails is written as
+`minifier_launcher.py`. Then that launcher's `minify` command cuts the graph down, checking each smaller graph the same
+way, and leaves the smallest one that still fails as `repro.py` in its working folder (and as
+`checkpoints/<FX nodes>.py`).
+
+A model whose failure needs more than one graph (no single compiled graph fails the check on its own) leaves no
+launcher: then there is no repro, and the triage says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from compiler.backends import get_backend
+from proto.result_files import write_atomically
+from tools.triage.budget import Budget, GaveUp
+from tools.triage.runs import ModelRuns, log, run_script, script_env
+from tools.triage.target import REPRO_SUFFIX
+
+# repro_level per failure: 4 compares each compiled graph with eager (fp64 reference) and dumps the one that is off;
+# 2 dumps the graph whose compile or run raises; 3 dumps every graph before it runs, so the last one dumped is the
+# one that was running when the process died or hung.
+REPRO_LEVELS = {"fail_accuracy": 4, "fail_to_run": 2, "crash": 3, "timeout": 3}
+LAUNCHER = "minifier_launcher.py"
+_SAVE_DIR = re.compile(r"save_dir=(['\"])(.*?)\1")
+_COMMAND = re.compile(r"command=(['\"])minify\1")
+_STORAGE = re.compile(r"reader\.storage\((['\"])([0-9a-fA-F]+)\1")
+# Paths of the triage's own machine that the minifier writes into a repro's environment lines; a stored repro runs
+# elsewhere, with its reader's caches.
+_LOCAL_PATHS = re.compile(r"^os\.environ\['(TORCHINDUCTOR_CACHE_DIR|TRITON_CACHE_DIR|TORCH_COMPILE_DEBUG_DIR)'\] = .*\n",
+                          re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Minified:
+    script: Path | None    # the minimized repro in the work folder; None when none was made
+    nodes: int             # FX nodes of its graph
+    partial: bool          # the limit stopped the minifier: the smallest failing graph it had reached
+    note: str              # why there is none, or what is partial ("" when the minifier finished)
+    launcher: Path | None = None
+
+
+def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
+    """The dump run and the minifier (GaveUp before a step with no time left; the minifier cut short by the limit
+    leaves a partial repro)."""
+    status, backend = runs.target.status, get_backend(runs.target.request.backend)
+    if not backend.is_inductor:
+        return Minified(None, 0, False, f"the minifier cuts graphs that Inductor compiles after AOT Autograd, and "
+                        f"backend {backend.name} compiles with {backend.torch_backend or 'nothing'}: no repro was made")
+    level = REPRO_LEVELS[status]
+    debug = work / "minify" / "debug"
+    env = {"TORCHDYNAMO_REPRO_AFTER": "aot", "TORCHDYNAMO_REPRO_LEVEL": str(level),
+           "TORCH_COMPILE_DEBUG_DIR": str(debug)}
+    runs.run(f"minifier dump (repro_level {level})", env)
+    launchers = sorted(debug.rglob(LAUNCHER), key=lambda p: p.stat().st_mtime)
+    if not launchers:
+        return Minified(None, 0, False, _no_launcher(status, level))
+    launcher = launchers[-1]
+    if status == "timeout":  # each of the minifier's queries would hang as the model did: nothing to cut with
+        uncut = work / "minify" / "uncut.py"
+        uncut.write_text(_COMMAND.sub("command='run'", launcher.read_text()))
+        return Minified(uncut, _nodes_in_forward(uncut), False, "a hang cannot be minified (each of the minifier's "
+                        "queries would hang too): the repro is the graph that was running when the model hung, uncut",
+                        launcher)
+    cut = work / "minify" / "cut"
+    cut.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, str(launcher), "minify"]
+    if status in ("fail_accuracy", "fail_to_run"):
+        argv.append("--no-isolate")  # in one process: much faster, and an accuracy query cannot kill it
+    timeout_s = budget.left_for("the minifier")
+    done = run_script(argv, cut, script_env(runs.cache, {"TORCH_COMPILE_DEBUG_DIR": str(debug)}), timeout_s,
+                      work / "minify" / "minifier.log")
+    repro = cut / "repro.py"
+    log(f"minifier: {'stopped at the limit' if done.timed_out else f'exit {done.returncode}'} "
+        f"in {done.wall_s:.0f} s")
+    if done.timed_out:
+        if repro.is_file():
+            return Minified(repro, fx_nodes(repro, debug), True, "the time limit stopped the minifier: the repro is "
+                            "the smallest failing graph it had reached", launcher)
+        raise GaveUp(f"the {budget.limit_s:g} s limit stopped the minifier before it had a failing graph")
+    if done.returncode != 0 or not repro.is_file():
+        return Minified(None, 0, False, f"the minifier failed (exit {done.returncode}): {_last_line(done.output_tail)}",
+                        launcher)
+    return Minified(repro, fx_nodes(repro, debug), False, "", launcher)
+
+
+def _no_launcher(status: str, level: int) -> str:
+    if status == "fail_accuracy":
+        return ("no single compiled graph fails the accuracy check on its own (repro_level 4 compared each one "
+                "with eager and wrote no minifier launcher), so the minifier had nothing to cut; no repro was made")
+    return (f"the model run with repro_level {level} wrote no minifier launcher (the failure is not in a graph "
+            "Inductor compiled after AOT Autograd), so the minifier had nothing to cut; no repro was made")
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1].strip()[:300] if lines else "no output"
+
+
+def saved_inputs(script: Path) -> Path | None:
+    """The folder a repro loads its inputs from (its run_repro(save_dir=...)); None when it names none."""
+    found = _SAVE_DIR.search(script.read_text())
+    return Path(found.group(2)) if found and found.group(2) else None
+
+
+def fx_nodes(script: Path, debug: Path) -> int:
+    """FX nodes of a repro's graph: the minifier names each checkpoint after its node count, and the repro is a copy
+    of the last one; failing that, counted from the script's forward."""
+    text = script.read_bytes()
+    for checkpoint in debug.rglob("checkpoints/*.py"):
+        if checkpoint.stem.isdigit() and checkpoint.read_bytes() == text:
+            return int(checkpoint.stem)
+    return _nodes_in_forward(script)
+
+
+def _nodes_in_forward(script: Path) -> int:
+    """Placeholders, one node per assignment, and the output, in the repro's `Repro.forward`."""
+    for node in ast.walk(ast.parse(script.read_text())):
+        if isinstance(node, ast.FunctionDef) and node.name == "forward":
+            placeholders = len(node.args.args) - 1 + len(node.args.kwonlyargs)
+            assignments = sum(isinstance(stmt, (ast.Assign, ast.AnnAssign)) for stmt in node.body)
+            return placeholders + assignments + 1
+    return 0
+
+
+def store_repro(script: Path, dest: Path, stem: str, header: str) -> Path:
+    """Copies the minified repro to `<dest>/<stem>.repro.py`, with the saved inputs it loads in `<stem>.repro.inputs/`,
+    which the script finds beside itself (so the two can move together; without it, it runs on random inputs)."""
+    text = script.read_text()
+    inputs_name = f"{stem}.repro.inputs"
+    inputs = dest / inputs_name
+    shutil.rmtree(inputs, ignore_errors=True)
+    saved = saved_inputs(script)
+    if saved is not None:
+        for _, digest in _STORAGE.findall(text):
+            source = saved / "storages" / digest
+            if source.is_file():
+                (inputs / "storages").mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, inputs / "storages" / digest)
+    here = f"save_dir=os.path.join(os.path.dirname(os.path.abspath(__file__)), {inputs_name!r})"
+    text = _SAVE_DIR.sub(lambda _: here, _LOCAL_PATHS.sub("", text))
+    path = dest / f"{stem}{REPRO_SUFFIX}"
+    write_atomically(path, (header + "import os\n" + text).encode())
+    return path

@@ -1,0 +1,155 @@
+"""The triage's subprocesses: the model's accuracy check (through the harness's own launcher and child process) and
+scripts (the minifier's launcher, the stored repro). Each gets the time left, runs in a process group of its own that
+is killed whole when it ends or runs out of time, and dies with the triage (suites/common/parent_death.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+from parity.v1 import results_pb2 as pb
+from suites.common import parent_death
+from suites.common.launcher import LaunchOptions, child_env, run_model
+from suites.common.result_io import FAILURE_TEXT_CHARS
+from tools.triage.budget import Budget, GaveUp
+from tools.triage.target import Target
+
+# Caches that key a compiled graph without what the triage varies between runs (the bisector's switches, a lowering a
+# plugin installed) would hand one run another run's code; they are off in every triage subprocess. Inductor's kernel
+# cache stays: it is keyed by the kernel's own source.
+NO_GRAPH_CACHES = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"}
+# Variables the triage sets for some runs only; inherited, they would steer every run (and the bisector itself).
+OWNED_VARIABLES = ("TORCH_BISECT_BACKEND", "TORCH_BISECT_SUBSYSTEM", "TORCH_BISECT_MAX", "TORCH_COMPILE_BACKEND",
+                   "TORCHDYNAMO_REPRO_AFTER", "TORCHDYNAMO_REPRO_LEVEL", "TORCH_COMPILE_DEBUG_DIR")
+# Outcomes of the harness, not of the model: a run that ends in one says nothing about the failure.
+NOT_THE_MODELS = ("infra_error", "skipped", "stopped")
+REAP_TIMEOUT_S = 30.0
+
+
+class HarnessError(RuntimeError):
+    """A model run ended in an outcome of the harness's own (NOT_THE_MODELS): the triage cannot go on."""
+
+
+def log(line: str) -> None:
+    """Progress, one line per subprocess: a triage on a GPU takes many minutes."""
+    print(f"[triage] {line}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class ModelRuns:
+    """Runs the target's accuracy check again, each time in a fresh model process, and counts the runs."""
+
+    target: Target
+    work: Path
+    budget: Budget
+    cache: Path  # the triage's own Inductor cache: fresh per triage, shared by its runs (their kernels)
+    count: int = 0
+
+    def run(self, name: str, env: Mapping[str, str] | None = None, cache: Path | None = None) -> pb.ModelResult:
+        """One run with `env` over the triage's environment; GaveUp when the limit ends it (or comes first)."""
+        left = self.budget.left_for(f"model run {self.count + 1} ({name})")
+        timeout_s = min(self.target.model_timeout_s, left)
+        self.count += 1
+        out = self.work / "runs" / f"{self.count:02d}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')}"
+        out.mkdir(parents=True, exist_ok=True)
+        start = time.monotonic()
+        # The model's process starts in `out`: the minifier writes a convenience copy of its repro into the cwd.
+        with environment({**NO_GRAPH_CACHES, **(env or {})}), working_directory(out):
+            result = run_model(self.target.request, out, LaunchOptions(timeout_s=timeout_s,
+                                                                       inductor_cache=cache or self.cache))
+        wall = time.monotonic() - start
+        log(f"run {self.count} ({name}): {result.community_status} in {wall:.0f} s")
+        if result.community_status == "timeout" and timeout_s < self.target.model_timeout_s:
+            raise GaveUp(f"the {self.budget.limit_s:g} s limit ended model run {self.count} ({name})")
+        if result.community_status in NOT_THE_MODELS:
+            raise HarnessError(f"model run {self.count} ({name}) ended in {result.community_status}: "
+                               f"{result.failure.message or result.failure.log_tail[-500:]} (its log: {out})")
+        return result
+
+
+@dataclass(frozen=True)
+class ScriptRun:
+    returncode: int | None  # None: killed at the time limit
+    output_tail: str
+    wall_s: float
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+
+def script_env(cache: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a model run (the launcher's, with the triage's cache and caching rules) for a script."""
+    env = {k: v for k, v in child_env(1).items() if k not in OWNED_VARIABLES}
+    return {**env, **NO_GRAPH_CACHES, "TORCHINDUCTOR_CACHE_DIR": str(cache),
+            "TRITON_CACHE_DIR": str(cache / "triton"), **(extra or {})}
+
+
+def run_script(argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout_s: float, log_path: Path) -> ScriptRun:
+    """Runs `argv` in `cwd`, output to `log_path`, killed (its whole process group) after `timeout_s`."""
+    parent = os.getpid()
+    start = time.monotonic()
+    with open(log_path, "wb") as out:
+        proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True, preexec_fn=lambda: parent_death.die_with_parent(parent))
+        try:
+            returncode: int | None = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        finally:
+            _kill_group(proc.pid)  # what it left: the minifier's isolated queries, compile workers
+            if proc.poll() is None:
+                proc.wait(REAP_TIMEOUT_S)
+    return ScriptRun(returncode, tail(log_path), time.monotonic() - start)
+
+
+def tail(path: Path, chars: int = FAILURE_TEXT_CHARS) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - chars))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@contextlib.contextmanager
+def environment(values: Mapping[str, str]) -> Iterator[None]:
+    """`values` set in os.environ for the block, and what was there before restored: the launcher builds each
+    child's environment from os.environ (the triage is single-threaded, so nothing else sees it meanwhile)."""
+    saved = {key: os.environ.get(key) for key in (*values, *OWNED_VARIABLES)}
+    for key in OWNED_VARIABLES:
+        os.environ.pop(key, None)
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@contextlib.contextmanager
+def working_directory(path: Path) -> Iterator[None]:
+    saved = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(saved)

@@ -1,0 +1,112 @@
+"""What a triage works on: one stored result of a compiled-side failure, and the request that runs its model again.
+
+The model runs again as the result ran it (suite, model, mode, backend, device, smoke or full, the batch size its
+accuracy was checked at, its Inductor overrides), through the harness's own launcher and child process, but with
+`--plan accuracy`: the accuracy check alone, no timing. Whether a run "fails the same way" is decided by its
+classified status (and, for fail_to_run, the exception type), never by reading logs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from parity.v1 import results_pb2 as pb
+from proto.result_files import OPINFO_SUFFIX, PLAN_SUFFIX
+from suites.common.request import MODE_NAMES, ModelRequest
+from suites.common.result_io import ResultFileError, read_result
+from tools.dashboard.signatures import is_compiled_side, signature
+from tools.store.failures import last_child_phase
+
+DEFAULT_MODEL_TIMEOUT_S = 2000.0  # the launcher's default, for results that do not record theirs
+RESULT_SUFFIXES = (".pb", ".txtpb")
+TRIAGE_STEM = ".triage"  # <result stem>.triage.txtpb: what a triage writes beside the result
+REPRO_SUFFIX = ".repro.py"
+# Files beside the results that hold other messages (proto/result_files.py names them).
+_OTHER_MESSAGES = {
+    PLAN_SUFFIX: "a run's plan", PLAN_SUFFIX.replace(".pb", ".txtpb"): "a run's plan",
+    OPINFO_SUFFIX: "an OpInfo result", OPINFO_SUFFIX.replace(".pb", ".txtpb"): "an OpInfo result",
+    TRIAGE_STEM + ".txtpb": "a triage record",
+}
+
+
+class TriageInputError(ValueError):
+    """The triage was asked for something it does not do (the message says what, and what to give instead)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    path: Path                # the result file
+    result: pb.ModelResult
+    request: ModelRequest     # the accuracy check of the result's configuration
+    model_timeout_s: float    # the model's own timeout in the run that failed
+
+    @property
+    def stem(self) -> str:
+        """<stem> of <stem>.pb / <stem>.txtpb: the triage's files are named after it."""
+        return self.path.name[:-len(self.path.suffix)]
+
+    @property
+    def status(self) -> str:
+        return self.result.community_status
+
+    @property
+    def signature(self) -> str:
+        return signature(self.result).label
+
+
+def read_target(path: Path) -> Target:
+    """The result at `path` as a triage target; TriageInputError for a missing file, anything but a ModelResult, or
+    a failure that is not on the compiled side."""
+    other = next((kind for suffix, kind in _OTHER_MESSAGES.items() if path.name.endswith(suffix)), "")
+    if other:
+        raise TriageInputError(f"{path} is {other}, not a model result: give the <stem>.pb (or .txtpb) of the model "
+                               "run that failed")
+    if path.suffix not in RESULT_SUFFIXES:
+        raise TriageInputError(f"{path}: give a model result file (<stem>.pb or <stem>.txtpb, as suites.run and the "
+                               "Bazel model targets write them)")
+    if not path.is_file():
+        raise TriageInputError(f"{path}: no such file")
+    try:
+        result = read_result(path)
+    except ResultFileError as exc:
+        raise TriageInputError(str(exc)) from None
+    refusal = _refusal(result)
+    if refusal:
+        raise TriageInputError(f"{path}: {refusal}")
+    config = result.config
+    if config.mode not in MODE_NAMES:
+        raise TriageInputError(f"{path}: its config names no mode (training or inference), so its run cannot be "
+                               "repeated")
+    request = ModelRequest(
+        suite=config.suite, model=config.model, mode=MODE_NAMES[config.mode], backend=config.backend,
+        device=config.device, smoke=config.smoke,
+        # The batch size its accuracy was checked at (a performance-only result checked none: its run's size).
+        batch_size=config.accuracy_batch_size or config.batch_size,
+        plan="accuracy", run_id="triage", inductor_config=config.inductor_overrides)
+    return Target(path, result, request, config.timeout_s or DEFAULT_MODEL_TIMEOUT_S)
+
+
+def _refusal(result: pb.ModelResult) -> str:
+    """Why this result is not triaged ("" when it is)."""
+    status = result.community_status
+    if is_compiled_side(result):
+        return ""
+    if status in ("crash", "timeout"):
+        began = last_child_phase(result) or "none recorded"
+        return (f"a {status} before compilation began (the last phase the model began: {began}); only a crash or "
+                "timeout once compiled code was compiled or run is the compiler's to answer for")
+    if status in ("pass", "pass_due_to_skip", "eager_variation", "skipped"):
+        return f"not a failure ({status}): there is nothing to triage"
+    return (f"{status} is not a compiled-side failure (eager, load, OOM and harness outcomes say nothing of the "
+            "compiler); triage takes fail_accuracy, fail_to_run, or a crash or timeout after compilation began")
+
+
+def same_failure(original: pb.ModelResult, run: pb.ModelResult) -> bool:
+    """Whether `run` failed as `original` did: the same status, and for fail_to_run the same exception type (another
+    exception is another failure, which the bisector must not chase)."""
+    if run.community_status != original.community_status:
+        return False
+    if original.community_status == "fail_to_run" and original.failure.exception_type:
+        return run.failure.exception_type == original.failure.exception_type
+    return True

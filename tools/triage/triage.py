@@ -1,0 +1,219 @@
+"""One triage: reproduce, bisect, minify, verify; the record and the repro written beside the result.
+
+Steps, each in fresh subprocesses and all under one time limit (budget.py):
+  reproduce  the model's accuracy check runs again as the result ran it; if it does not fail the same way, the triage
+             ends there (OUTCOME_NOT_REPRODUCED): nothing it found would be about this failure.
+  bisect     torch's compiler bisector, one model run per test (bisect.py).
+  minify     the Dynamo/AOT minifier (minify.py); the repro is stored as <stem>.repro.py beside the result.
+  verify     the stored repro runs in a fresh interpreter and must fail as the model did (verify.py).
+The limit reached in any step ends the triage with OUTCOME_GAVE_UP and what each step had reached.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from google.protobuf import text_format
+
+from parity.v1 import results_pb2 as pb
+from proto.result_files import write_atomically
+from suites.common.provenance import base_provenance
+from suites.common.result_io import FAILURE_TEXT_CHARS
+from tools.triage.bisect import BisectProgress, Culprit, bisect, seed_cache
+from tools.triage.budget import Budget, GaveUp
+from tools.triage.minify import Minified, minify, store_repro
+from tools.triage.runs import OWNED_VARIABLES, HarnessError, ModelRuns, log
+from tools.triage.target import REPRO_SUFFIX, TRIAGE_STEM, Target, TriageInputError, read_target, same_failure
+from tools.triage.verify import verify
+
+DEFAULT_LIMIT_S = 1800.0
+Record = pb.TriageRecord
+
+
+def triage(result_path: Path, limit_s: float = DEFAULT_LIMIT_S, out_dir: Path | None = None,
+           work_dir: Path | None = None, inductor_cache: Path | None = None) -> pb.TriageRecord:
+    """Triages the compiled-side failure stored at `result_path` within `limit_s` seconds; writes
+    `<stem>.triage.txtpb` (and `<stem>.repro.py` when a repro was made) into `out_dir` (default: beside the result)
+    and returns the record. TriageInputError (nothing written) for input it does not triage. `work_dir` keeps the
+    triage's working files (every run's log and result, the minifier's folders); by default they go with it.
+    `inductor_cache` shares compiled kernels with other runs (default: a fresh cache); compiled graphs are never
+    shared (runs.NO_GRAPH_CACHES), and the bisector's runs always start from a fresh folder of their own."""
+    start = time.time()
+    budget = Budget(limit_s)  # from the start: the limit bounds the whole triage, its own imports included
+    target = read_target(result_path)
+    inherited = [name for name in OWNED_VARIABLES if name in os.environ]
+    if inherited:
+        raise TriageInputError(f"unset {', '.join(inherited)}: the triage sets these for the runs that need them, "
+                               "and inherited they would steer every run")
+    if limit_s <= 0:
+        raise TriageInputError(f"--limit-s must be positive, not {limit_s:g}")
+    import torch._inductor.compiler_bisector  # noqa: F401 (imported before any run sets TORCH_BISECT_*: it reads them once)
+
+    dest = (out_dir or result_path.parent).resolve()
+    dest.mkdir(parents=True, exist_ok=True)
+    record = _new_record(target, limit_s)
+    keep = work_dir is not None
+    work = (work_dir or Path(tempfile.mkdtemp(prefix="parity-triage-"))).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    _absolute_sys_path()
+    try:
+        cache = inductor_cache.resolve() if inductor_cache is not None else work / "cache"
+        _run_steps(target, record, budget, work, dest, cache)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    record.wall_s = time.time() - start
+    for step, seconds in budget.step_wall_s.items():
+        record.step_wall_s[step] = seconds
+    record.provenance.CopyFrom(_provenance(target, start, record.wall_s))
+    write_atomically(dest / f"{target.stem}{TRIAGE_STEM}.txtpb", text_format.MessageToString(record).encode())
+    return record
+
+
+def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Path, dest: Path, cache: Path) -> None:
+    """Fills `record` step by step; the outcome says how far it got. Never raises for the model's or the compiler's
+    behaviour: a harness error is OUTCOME_ERROR with its traceback."""
+    runs = ModelRuns(target, work, budget, cache)
+    progress = BisectProgress()
+    notes: list[str] = []
+    try:
+        with budget.step("reproduce"):
+            first = runs.run("reproduce")
+        if not same_failure(target.result, first):
+            record.outcome = Record.OUTCOME_NOT_REPRODUCED
+            notes.append(f"reproduce: the accuracy check ran again as the result ran it (plan accuracy) and gave "
+                         f"{_described(first)}, not {_described(target.result)}; nothing was bisected or minified")
+            return
+        with budget.step("bisect"):
+            culprit = _bisect(target, runs, progress, work, notes)
+        if culprit is not None:
+            _fill_culprit(record, culprit)
+        with budget.step("minify"):
+            minified = minify(runs, work, budget)
+        if minified.script is None:
+            notes.append(f"minify: {minified.note}")
+        else:
+            stored = store_repro(minified.script, dest, target.stem, _header(target, record, minified))
+            record.repro_path = stored.name
+            record.repro_lines = len(stored.read_text().splitlines())
+            record.repro_nodes = minified.nodes
+            if minified.note:
+                notes.append(f"minify: {minified.note}")
+            if minified.partial:
+                raise GaveUp(f"the {budget.limit_s:g} s limit stopped the minifier")
+            with budget.step("verify"):
+                verdict = verify(dest / stored.name, target.status, runs.cache, work, budget, target.model_timeout_s)
+            record.reproduces = Record.REPRODUCES_YES if verdict.reproduces else Record.REPRODUCES_NO
+            record.repro_output_tail = verdict.output_tail
+            if not verdict.reproduces:
+                notes.append(f"verify: the stored repro did not fail as the model did ({verdict.why})")
+        record.outcome = Record.OUTCOME_DONE
+    except GaveUp as stop:
+        record.outcome = Record.OUTCOME_GAVE_UP
+        notes.insert(0, f"gave up: {stop}; reached: {_reached(record, progress, runs)}")
+        if not record.culprit_backend:
+            record.culprit_backend = progress.failing_backend  # the bisector had found the backend, if not more
+    except Exception as exc:  # noqa: BLE001 (the triage's own failure is a record too, never a lost night)
+        record.outcome = Record.OUTCOME_ERROR
+        where = traceback.format_exc()[-FAILURE_TEXT_CHARS // 2:]  # the innermost frames
+        notes.insert(0, f"the triage failed: {type(exc).__name__}: {exc}\n{where}")
+    finally:
+        record.bisect_runs = progress.runs
+        record.error = "\n".join(notes)[:FAILURE_TEXT_CHARS]  # the first line says what ended it
+
+
+def _bisect(target: Target, runs: ModelRuns, progress: BisectProgress, work: Path, notes: list[str]) -> Culprit | None:
+    seeded: list[Path] = []
+
+    def test(env: dict[str, str], shared: Path) -> bool:
+        if shared not in seeded:  # the kernels the reproduce run compiled, so the bisector's runs need not
+            seed_cache(runs.cache, shared)
+            seeded.append(shared)
+        what = env["TORCH_BISECT_BACKEND"] + (f" {env['TORCH_BISECT_SUBSYSTEM']}" if "TORCH_BISECT_SUBSYSTEM" in env
+                                              else "")
+        return not same_failure(target.result, runs.run(f"bisect {what}", env, cache=shared))
+
+    try:
+        culprit = bisect(test, work / "bisect", progress, work / "bisect.log")
+    except (GaveUp, HarnessError):
+        raise
+    except Exception as exc:  # noqa: BLE001 (the bisector's own complaint: a flaky failure, say; minify still runs)
+        notes.append(f"bisect: the bisector stopped ({type(exc).__name__}: {exc}) after {progress.describe()}")
+        return None
+    if culprit is None:
+        notes.append(f"bisect: every backend passed under the bisector ({progress.describe()}): the failure did not "
+                     "recur in its runs, so no culprit is named")
+    log(f"bisect: {_culprit_text(culprit)} after {progress.runs} runs")
+    return culprit
+
+
+def _fill_culprit(record: pb.TriageRecord, culprit: Culprit) -> None:
+    record.culprit_backend = culprit.backend
+    record.culprit_subsystem = culprit.subsystem
+    record.bisect_number = culprit.bisect_number
+    record.debug_info = culprit.debug_info
+
+
+def _culprit_text(culprit: Culprit | None) -> str:
+    if culprit is None:
+        return "no culprit"
+    parts = [culprit.backend, culprit.subsystem]
+    if culprit.subsystem and culprit.bisect_number >= 0:
+        parts.append(f"bisect number {culprit.bisect_number}")
+    if culprit.debug_info:
+        parts.append(culprit.debug_info)
+    return " / ".join(p for p in parts if p)
+
+
+def _reached(record: pb.TriageRecord, progress: BisectProgress, runs: ModelRuns) -> str:
+    reached = [f"{runs.count} model run(s)", f"bisect: {progress.describe()}"]
+    if progress.failing_backend and not record.culprit_subsystem:
+        reached.append(f"failing backend {progress.failing_backend}")
+    if record.repro_path:
+        reached.append(f"repro {record.repro_path} ({record.repro_nodes} FX nodes)")
+    return "; ".join(reached)
+
+
+def _described(result: pb.ModelResult) -> str:
+    if result.failure.exception_type:
+        return f"{result.community_status} ({result.failure.exception_type})"
+    return result.community_status
+
+
+def _new_record(target: Target, limit_s: float) -> pb.TriageRecord:
+    result, config = target.result, target.result.config
+    return Record(signature=target.signature, result_id=result.result_id, run_id=result.run_id, suite=config.suite,
+                  model=config.model, mode=config.mode, backend=config.backend, device=config.device,
+                  community_status=result.community_status, bisect_number=-1, limit_s=limit_s)
+
+
+def _header(target: Target, record: pb.TriageRecord, minified: Minified) -> str:
+    partial = "  (partial: the time limit stopped the minifier)" if minified.partial else ""
+    culprit = _culprit_text(Culprit(record.culprit_backend, record.culprit_subsystem, record.bisect_number,
+                                    record.debug_info)) if record.culprit_backend else "not found"
+    return (f"# Minified repro of {target.result.config.suite}/{target.result.config.model} "
+            f"{target.request.mode} {target.request.backend} {target.request.device}: {target.status}{partial}\n"
+            f"# made by Parity's triage (tools/triage) from {target.path.name}; the bisector's culprit: {culprit}\n"
+            f"# `python {target.stem}{REPRO_SUFFIX}` exits non-zero while the failure is present. Its inputs are in "
+            f"{target.stem}.repro.inputs/ beside it when saved; without that folder it runs on random inputs.\n")
+
+
+def _provenance(target: Target, start: float, wall_s: float) -> pb.Provenance:
+    """Where the triage ran (it may differ from where the result ran: that is in the result's provenance)."""
+    source = target.result.provenance
+    prov = base_provenance(target.request.device, source.manifest_version, source.manifest_sha256)
+    prov.start_time.FromSeconds(int(start))
+    prov.duration.FromMilliseconds(int(wall_s * 1000))
+    return prov
+
+
+def _absolute_sys_path() -> None:
+    """'' on sys.path means the current folder; the model processes start in folders of their own, so they get it by
+    name (the launcher passes sys.path on as their PYTHONPATH)."""
+    sys.path[:] = [p or os.getcwd() for p in sys.path]

@@ -1,0 +1,180 @@
+"""tools/triage on CPU, with a compiler fault planted in a known place.
+
+The fault (planted_fault.py) is a test-only device-backend plugin that makes Inductor lower aten.tanh as sigmoid; on
+PYTHONPATH it is active in every fresh interpreter, off it in none. The selftest model tanh_mlp is sound, so its
+fail_accuracy comes from that one lowering: the bisector must name inductor / lowerings / the tanh node, and the
+stored repro must fail in a fresh interpreter with the fault and pass without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import psutil
+import pytest
+from google.protobuf import text_format
+
+from parity.v1 import results_pb2 as pb
+from suites.common.launcher import LaunchOptions, run_model
+from suites.common.request import ModelRequest
+from suites.common.result_io import read_result, write_result
+from tools.dashboard.signatures import signature
+from tools.triage import planted_fault, probe
+from tools.triage.__main__ import main
+from tools.triage.runs import NO_GRAPH_CACHES, environment
+from tools.triage.target import TriageInputError, read_target
+from tools.triage.triage import triage
+
+Record = pb.TriageRecord
+
+
+@dataclass(frozen=True)
+class Planted:
+    plugin: Path       # the fault's plugin folder: on PYTHONPATH, tanh compiles wrong
+    cache: Path        # an Inductor cache the fixture's run and the triages share (kernels only: --inductor-cache)
+    result_path: Path  # the stored fail_accuracy result
+    result: pb.ModelResult
+
+
+def _request(model: str) -> ModelRequest:
+    return ModelRequest(suite="selftest", model=model, mode="inference", backend="inductor", device="cpu", smoke=True,
+                        plan="accuracy", run_id="triage-test")
+
+
+@contextlib.contextmanager
+def _on_sys_path(folder: Path) -> Iterator[None]:
+    """The launcher passes sys.path on as its children's PYTHONPATH."""
+    sys.path.append(str(folder))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(folder))
+
+
+def _env(*extra_path: Path, **variables: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([*(p for p in sys.path if p), *map(str, extra_path)]),
+            "PYTHONUNBUFFERED": "1", **variables}
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Planted:
+    """tanh_mlp's accuracy check under Inductor with the fault planted: a stored fail_accuracy, as a run leaves it."""
+    root = tmp_path_factory.mktemp("planted")
+    plugin = planted_fault.plugin_folder(root / "plugin")
+    # CI's shared compile cache where there is one (as the model targets use it): kernels only, since graphs compiled
+    # with the fault must never reach another run's cache (runs.NO_GRAPH_CACHES).
+    cache = Path(os.environ.get("PARITY_INDUCTOR_CACHE") or root / "inductor-cache")
+    request = _request("tanh_mlp")
+    with _on_sys_path(plugin), environment(NO_GRAPH_CACHES):
+        result = run_model(request, root / "results", LaunchOptions(timeout_s=600, inductor_cache=cache))
+    assert result.community_status == "fail_accuracy", (result.failure.log_tail, result.accuracy.detail)
+    return Planted(plugin, cache, root / "results" / f"{request.file_stem()}.pb", result)
+
+
+def _record(result_path: Path) -> pb.TriageRecord:
+    path = result_path.with_name(result_path.name.removesuffix(".pb") + ".triage.txtpb")
+    return text_format.Parse(path.read_text(), Record())
+
+
+@pytest.mark.slow
+def test_the_planted_lowering_is_named_and_its_repro_fails_only_with_the_fault(planted: Planted,
+                                                                                 tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    done = subprocess.run([sys.executable, "-m", "tools.triage", str(planted.result_path), "--limit-s", "900",
+                           "--inductor-cache", str(planted.cache), "--keep-work", str(work)],
+                          env=_env(planted.plugin), capture_output=True, text=True, timeout=1200)
+    print(done.stdout, done.stderr, sep="\n")  # the CLI's summary, and one progress line per run
+    assert done.returncode == 0, done.stderr
+    record = _record(planted.result_path)
+    assert record.outcome == Record.OUTCOME_DONE, record.error
+    assert record.signature == signature(planted.result).label
+    assert (record.suite, record.model, record.backend, record.community_status) == (
+        "selftest", "tanh_mlp", "inductor", "fail_accuracy")
+    # The bisector: every backend before Inductor passes; disabling lowerings fixes it; the count lands on tanh.
+    assert (record.culprit_backend, record.culprit_subsystem) == ("inductor", "lowerings")
+    assert record.bisect_number >= 0 and record.debug_info == "tanh"
+    assert record.bisect_runs >= 6
+    # The probe recorded the same application in the model processes (what torch 2.11 and older leave to us).
+    assert probe.recorded(work / "bisect-debug-info.txt", record.bisect_number) == "tanh"
+    # The minified repro: beside the result, a graph with the tanh and little else.
+    repro = planted.result_path.parent / record.repro_path
+    assert repro.name == planted.result_path.name.removesuffix(".pb") + ".repro.py"
+    text = repro.read_text()
+    assert "torch.ops.aten.tanh.default" in text and str(work) not in text
+    assert record.repro_lines == len(text.splitlines()) and 2 <= record.repro_nodes <= 5
+    assert record.reproduces == Record.REPRODUCES_YES and "AccuracyError" in record.repro_output_tail
+    assert set(record.step_wall_s) == {"reproduce", "bisect", "minify", "verify"}
+    assert record.wall_s < record.limit_s and record.provenance.torch_version
+    assert "inductor / lowerings / bisect number" in done.stdout and "reproduces standalone" in done.stdout
+    # Without the plugin the same stored script passes in a fresh interpreter (with an empty cache of its own).
+    clean = subprocess.run([sys.executable, str(repro)], cwd=tmp_path,
+                           env=_env(TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "clean-cache")),
+                           capture_output=True, text=True, timeout=600)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
+def test_the_limit_gives_up_quickly_and_leaves_no_process(planted: Planted, tmp_path: Path) -> None:
+    with _on_sys_path(planted.plugin):
+        record = triage(planted.result_path, limit_s=5.0, out_dir=tmp_path, inductor_cache=planted.cache)
+    assert record.outcome == Record.OUTCOME_GAVE_UP, record.error
+    assert record.error.startswith("gave up: the 5 s limit")
+    assert record.bisect_number == -1 and not record.repro_path and record.reproduces == Record.REPRODUCES_UNSPECIFIED
+    assert record.wall_s < 30
+    assert _record(tmp_path / planted.result_path.name).outcome == Record.OUTCOME_GAVE_UP
+    assert psutil.Process().children(recursive=True) == []
+
+
+def test_failures_on_the_eager_side_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "results"
+    for model, status in (("raises_in_forward", "eager_fail_to_run"), ("killed", "crash")):
+        request = _request(model)
+        assert run_model(request, out, LaunchOptions(timeout_s=300)).community_status == status
+        path = out / f"{request.file_stem()}.pb"
+        assert main([str(path)]) == 2
+        assert not list(out.glob("*.triage.txtpb"))
+    refusals = capsys.readouterr().err.splitlines()
+    assert "eager_fail_to_run is not a compiled-side failure" in refusals[0]
+    assert "a crash before compilation began (the last phase the model began: load)" in refusals[1]
+
+
+def test_bad_input_is_refused_with_what_to_give(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "notes.txtpb").write_text("this is not a result\n")
+    (tmp_path / "empty.pb").write_bytes(b"")
+    (tmp_path / "run.log").write_text("")
+    (tmp_path / "r1.plan.pb").write_bytes(b"")
+    for name in ("missing.pb", "notes.txtpb", "empty.pb", "run.log", "r1.plan.pb"):
+        assert main([str(tmp_path / name)]) == 2
+    refusals = capsys.readouterr().err.splitlines()
+    assert refusals[0].endswith("missing.pb: no such file")
+    assert "notes.txtpb is not a parity.v1.ModelResult" in refusals[1]
+    assert "empty.pb is not a complete parity.v1.ModelResult" in refusals[2]
+    assert "run.log: give a model result file" in refusals[3]
+    assert "r1.plan.pb is a run's plan, not a model result" in refusals[4]
+    assert not list(tmp_path.glob("*.triage.txtpb"))
+
+
+def _stored(tmp_path: Path, status: str, phase: int, message: str = "") -> Path:
+    result = pb.ModelResult(result_id="r1", community_status=status, failure=pb.Failure(phase=phase, message=message),
+                            config=pb.RunConfig(suite="selftest", model="tanh_mlp", mode=pb.MODE_INFERENCE,
+                                                backend="inductor", device="cpu", smoke=True, batch_size=4,
+                                                accuracy_batch_size=4, timeout_s=300))
+    return write_result(result, tmp_path, f"{status}-{phase}")
+
+
+def test_a_crash_or_timeout_is_triaged_once_compiled_code_ran(tmp_path: Path) -> None:
+    died = "child killed by SIGSEGV before writing its result; the last phase it began: {}"
+    compiled = _stored(tmp_path, "crash", pb.PHASE_CHILD_PROCESS, died.format("compiled_check"))
+    target = read_target(compiled)
+    assert (target.request.plan, target.request.batch_size, target.model_timeout_s) == ("accuracy", 4, 300)
+    assert read_target(_stored(tmp_path, "timeout", pb.PHASE_COMPILE)).status == "timeout"
+    with pytest.raises(TriageInputError, match="before compilation began .* eager_runs"):
+        read_target(_stored(tmp_path, "crash", pb.PHASE_CHILD_PROCESS, died.format("eager_runs")))
+    with pytest.raises(TriageInputError, match="not a failure"):
+        read_target(_stored(tmp_path, "pass", pb.PHASE_UNSPECIFIED))
+    assert read_result(compiled).result_id == "r1"
