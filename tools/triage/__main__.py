@@ -1,6 +1,7 @@
 """Triage one stored result of a compiled-side failure.
 
-  python -m tools.triage RESULT(.pb|.txtpb) [--limit-s S] [--out DIR] [--keep-work DIR] [--inductor-cache DIR]
+  python -m tools.triage RESULT(.pb|.txtpb) [--limit-s S] [--max-runs N] [--out DIR] [--keep-work DIR]
+                         [--inductor-cache DIR]
 
 Reruns the model's accuracy check as the result ran it, bisects the compiler with torch's compiler bisector, minifies
 the failing graph with the Dynamo/AOT minifier, and checks that the minified repro fails in a fresh interpreter.
@@ -39,13 +40,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="folder for the record and repro (default: beside "
                         "the result)")
     parser.add_argument("--keep-work", type=Path, default=None, metavar="DIR",
-                        help="keep the working files (each run's log and result, the minifier's folders) in DIR")
+                        help="keep the working files (each run's log and result, the minifier's folders) in DIR; "
+                             "run again with the same DIR, a triage stopped by its limit goes on from where it stopped")
+    parser.add_argument("--max-runs", type=int, default=0, metavar="N",
+                        help="stop after N model runs (default 0: no limit), as --limit-s stops at a time")
     parser.add_argument("--inductor-cache", type=Path, default=None, metavar="DIR",
                         help="share compiled kernels with other runs through this Inductor cache (default: a fresh "
                              "one); compiled graphs are never shared, and the bisector's runs use a folder of their own")
     args = parser.parse_args(argv)
     try:
-        record = triage(args.result, args.limit_s, args.out, args.keep_work, args.inductor_cache)
+        record = triage(args.result, args.limit_s, args.out, args.keep_work, args.inductor_cache, args.max_runs)
     except TriageInputError as exc:
         print(f"tools.triage: {exc}", file=sys.stderr)
         return 2

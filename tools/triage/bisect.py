@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from tools.triage import probe
+from tools.triage.memo import Memo
 
 # fn(env, cache): one model run with `env` over the triage's environment and `cache` as its TORCHINDUCTOR_CACHE_DIR;
 # True when it did not fail as the result did.
@@ -58,8 +59,9 @@ class Culprit:
     debug_info: str
 
 
-def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Path) -> Culprit | None:
-    """Runs the bisector over `test`; None when every backend passed (the failure did not recur under it).
+def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Path, memo: Memo) -> Culprit | None:
+    """Runs the bisector over `test`; None when every backend passed (the failure did not recur under it). Tests that
+    `memo` holds from an earlier, stopped triage of the same result are answered from there (memo.py).
 
     `state` is a fresh folder for the bisector's state, which do_bisect deletes when it starts and ends; the kernels
     of the triage's own cache may be copied into it so that the runs do not compile them again. GaveUp from `test`
@@ -68,7 +70,8 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
     from torch._inductor.compiler_bisector import CompilerBisector
 
     info_path = state.parent / f"{state.name}-debug-info.txt"
-    info_path.unlink(missing_ok=True)
+    if not memo.tests:  # else it holds what the replayed tests' model processes recorded
+        info_path.unlink(missing_ok=True)
     probe_dir = probe.plugin_folder(state.parent / f"{state.name}-probe")
 
     def fn() -> bool:
@@ -84,9 +87,15 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
             progress.failing_backend = backend
         progress.backend, progress.subsystem, progress.stage = backend, subsystem, stage
         shared = Path(CompilerBisector.in_process_cache or state)  # read here: an older torch chose its own folder
-        progress.runs += 1
-        with _on_path(probe_dir):
-            good = test(env, shared)
+        bisector_state = Path(CompilerBisector.get_dir())
+        key = {"backend": backend, "subsystem": subsystem, "stage": stage,
+               "range": _read(bisector_state / backend / f"{subsystem}_bisect_range.txt") if subsystem else ""}
+        index, progress.runs = progress.runs, progress.runs + 1
+        good = memo.answer(index, key, bisector_state)
+        if good is None:
+            with _on_path(probe_dir):
+                good = test(env, shared)
+            memo.keep(index, key, good, bisector_state)
         print(f"[parity triage] {backend}/{subsystem or '-'} {stage or ''}: {'good' if good else 'bad'}", flush=True)
         return good
 
@@ -133,6 +142,10 @@ def _link_or_copy(source: str, dest: str) -> None:
         os.link(source, dest)
     except OSError:
         shutil.copy2(source, dest)
+
+
+def _read(path: Path) -> str:
+    return path.read_text() if path.is_file() else ""
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
@@ -52,13 +52,22 @@ class ModelRuns:
     budget: Budget
     cache: Path  # the triage's own Inductor cache: fresh per triage, shared by its runs (their kernels)
     count: int = 0
+    max_runs: int = 0  # 0: as many as the time limit allows
+    earlier: int = field(init=False)  # run folders left by an earlier triage of the same work folder (a resumed one)
+
+    def __post_init__(self) -> None:
+        runs = self.work / "runs"
+        self.earlier = sum(1 for _ in runs.iterdir()) if runs.is_dir() else 0
 
     def run(self, name: str, env: Mapping[str, str] | None = None, cache: Path | None = None) -> pb.ModelResult:
         """One run with `env` over the triage's environment; GaveUp when the limit ends it (or comes first)."""
+        if self.max_runs and self.count >= self.max_runs:
+            raise GaveUp(f"the limit of {self.max_runs} model runs was reached before model run {self.count + 1} "
+                         f"({name})")
         left = self.budget.left_for(f"model run {self.count + 1} ({name})")
         timeout_s = min(self.target.model_timeout_s, left)
         self.count += 1
-        out = self.work / "runs" / f"{self.count:02d}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')}"
+        out = self.work / "runs" / f"{self.earlier + self.count:02d}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')}"
         out.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
         # The model's process starts in `out`: the minifier writes a convenience copy of its repro into the cwd.

@@ -27,6 +27,7 @@ from suites.common.provenance import base_provenance
 from suites.common.result_io import FAILURE_TEXT_CHARS
 from tools.triage.bisect import BisectProgress, Culprit, bisect, seed_cache
 from tools.triage.budget import Budget, GaveUp
+from tools.triage.memo import Memo
 from tools.triage.minify import Minified, minify, store_repro
 from tools.triage.runs import OWNED_VARIABLES, HarnessError, ModelRuns, log
 from tools.triage.target import REPRO_SUFFIX, TRIAGE_STEM, Target, TriageInputError, read_target, same_failure
@@ -37,11 +38,13 @@ Record = pb.TriageRecord
 
 
 def triage(result_path: Path, limit_s: float = DEFAULT_LIMIT_S, out_dir: Path | None = None,
-           work_dir: Path | None = None, inductor_cache: Path | None = None) -> pb.TriageRecord:
+           work_dir: Path | None = None, inductor_cache: Path | None = None, max_runs: int = 0) -> pb.TriageRecord:
     """Triages the compiled-side failure stored at `result_path` within `limit_s` seconds; writes
     `<stem>.triage.txtpb` (and `<stem>.repro.py` when a repro was made) into `out_dir` (default: beside the result)
     and returns the record. TriageInputError (nothing written) for input it does not triage. `work_dir` keeps the
-    triage's working files (every run's log and result, the minifier's folders); by default they go with it.
+    triage's working files (every run's log and result, the minifier's folders); by default they go with it. Given
+    again after a triage of the same result stopped at its limit, the triage goes on from where that one stopped
+    (memo.py). `max_runs` (0: no limit) bounds the model runs as `limit_s` bounds the time.
     `inductor_cache` shares compiled kernels with other runs (default: a fresh cache); compiled graphs are never
     shared (runs.NO_GRAPH_CACHES), and the bisector's runs always start from a fresh folder of their own."""
     start = time.time()
@@ -53,6 +56,9 @@ def triage(result_path: Path, limit_s: float = DEFAULT_LIMIT_S, out_dir: Path | 
                                "and inherited they would steer every run")
     if limit_s <= 0:
         raise TriageInputError(f"--limit-s must be positive, not {limit_s:g}")
+    if max_runs < 0:
+        raise TriageInputError(f"--max-runs must be 0 (no limit) or positive, not {max_runs}")
+    import torch
     import torch._inductor.compiler_bisector  # noqa: F401 (imported before any run sets TORCH_BISECT_*: it reads them once)
 
     dest = (out_dir or result_path.parent).resolve()
@@ -61,10 +67,11 @@ def triage(result_path: Path, limit_s: float = DEFAULT_LIMIT_S, out_dir: Path | 
     keep = work_dir is not None
     work = (work_dir or Path(tempfile.mkdtemp(prefix="parity-triage-"))).resolve()
     work.mkdir(parents=True, exist_ok=True)
+    memo = Memo.open(work, target.result.result_id, torch.__version__)
     _absolute_sys_path()
     try:
         cache = inductor_cache.resolve() if inductor_cache is not None else work / "cache"
-        _run_steps(target, record, budget, work, dest, cache)
+        _run_steps(target, record, budget, work, dest, cache, memo, max_runs)
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -76,22 +83,25 @@ def triage(result_path: Path, limit_s: float = DEFAULT_LIMIT_S, out_dir: Path | 
     return record
 
 
-def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Path, dest: Path, cache: Path) -> None:
+def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Path, dest: Path, cache: Path,
+               memo: Memo, max_runs: int) -> None:
     """Fills `record` step by step; the outcome says how far it got. Never raises for the model's or the compiler's
     behaviour: a harness error is OUTCOME_ERROR with its traceback."""
-    runs = ModelRuns(target, work, budget, cache)
+    runs = ModelRuns(target, work, budget, cache, max_runs=max_runs)
     progress = BisectProgress()
     notes: list[str] = []
+    resumed = memo.reproduced()
     try:
         with budget.step("reproduce"):
-            first = runs.run("reproduce")
+            first = resumed or runs.run("reproduce")
+        memo.keep_reproduced(first)
         if not same_failure(target.result, first):
             record.outcome = Record.OUTCOME_NOT_REPRODUCED
             notes.append(f"reproduce: the accuracy check ran again as the result ran it (plan accuracy) and gave "
                          f"{_described(first)}, not {_described(target.result)}; nothing was bisected or minified")
             return
         with budget.step("bisect"):
-            culprit = _bisect(target, runs, progress, work, notes)
+            culprit = _bisect(target, runs, progress, work, notes, memo)
         if culprit is not None:
             _fill_culprit(record, culprit)
         with budget.step("minify"):
@@ -124,11 +134,15 @@ def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Pa
         where = traceback.format_exc()[-FAILURE_TEXT_CHARS // 2:]  # the innermost frames
         notes.insert(0, f"the triage failed: {type(exc).__name__}: {exc}\n{where}")
     finally:
+        if resumed is not None:
+            notes.append(f"resumed from {work}: the reproduce run and {memo.replayed} bisector test(s) were answered "
+                         f"from an earlier triage of this result; {runs.count} model run(s) ran in this one")
         record.bisect_runs = progress.runs
         record.error = "\n".join(notes)[:FAILURE_TEXT_CHARS]  # the first line says what ended it
 
 
-def _bisect(target: Target, runs: ModelRuns, progress: BisectProgress, work: Path, notes: list[str]) -> Culprit | None:
+def _bisect(target: Target, runs: ModelRuns, progress: BisectProgress, work: Path, notes: list[str],
+            memo: Memo) -> Culprit | None:
     seeded: list[Path] = []
 
     def test(env: dict[str, str], shared: Path) -> bool:
@@ -140,7 +154,7 @@ def _bisect(target: Target, runs: ModelRuns, progress: BisectProgress, work: Pat
         return not same_failure(target.result, runs.run(f"bisect {what}", env, cache=shared))
 
     try:
-        culprit = bisect(test, work / "bisect", progress, work / "bisect.log")
+        culprit = bisect(test, work / "bisect", progress, work / "bisect.log", memo)
     except (GaveUp, HarnessError):
         raise
     except Exception as exc:  # noqa: BLE001 (the bisector's own complaint: a flaky failure, say; minify still runs)

@@ -27,6 +27,7 @@ from suites.common.result_io import read_result, write_result
 from tools.dashboard.signatures import signature
 from tools.triage import planted_fault, probe
 from tools.triage.__main__ import main
+from tools.triage.memo import Memo
 from tools.triage.runs import NO_GRAPH_CACHES, environment
 from tools.triage.target import TriageInputError, read_target
 from tools.triage.triage import triage
@@ -86,13 +87,25 @@ def _record(result_path: Path) -> pb.TriageRecord:
 def test_the_planted_lowering_is_named_and_its_repro_fails_only_with_the_fault(planted: Planted,
                                                                                  tmp_path: Path) -> None:
     work = tmp_path / "work"
-    done = subprocess.run([sys.executable, "-m", "tools.triage", str(planted.result_path), "--limit-s", "900",
-                           "--inductor-cache", str(planted.cache), "--keep-work", str(work)],
-                          env=_env(planted.plugin), capture_output=True, text=True, timeout=1200)
-    print(done.stdout, done.stderr, sep="\n")  # the CLI's summary, and one progress line per run
-    assert done.returncode == 0, done.stderr
+
+    def cli(*limits: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([sys.executable, "-m", "tools.triage", str(planted.result_path), *limits,
+                               "--inductor-cache", str(planted.cache), "--keep-work", str(work)],
+                              env=_env(planted.plugin), capture_output=True, text=True, timeout=1200)
+        print(done.stdout, done.stderr, sep="\n")  # the CLI's summary, and one progress line per run
+        assert done.returncode == 0, done.stderr
+        return done
+
+    # Stopped after the reproduce run and three bisector tests (as a GPU machine's command limit stops a triage)...
+    cli("--limit-s", "900", "--max-runs", "4")
+    stopped = _record(planted.result_path)
+    assert stopped.outcome == Record.OUTCOME_GAVE_UP, stopped.error
+    assert stopped.error.startswith("gave up: the limit of 4 model runs") and stopped.bisect_runs == 4
+    # ... and run again with the same work folder: it goes on from there, running none of those again.
+    done = cli("--limit-s", "900")
     record = _record(planted.result_path)
     assert record.outcome == Record.OUTCOME_DONE, record.error
+    assert "the reproduce run and 3 bisector test(s) were answered from an earlier triage" in record.error
     assert record.signature == signature(planted.result).label
     assert (record.suite, record.model, record.backend, record.community_status) == (
         "selftest", "tanh_mlp", "inductor", "fail_accuracy")
@@ -178,3 +191,19 @@ def test_a_crash_or_timeout_is_triaged_once_compiled_code_ran(tmp_path: Path) ->
     with pytest.raises(TriageInputError, match="not a failure"):
         read_target(_stored(tmp_path, "pass", pb.PHASE_UNSPECIFIED))
     assert read_result(compiled).result_id == "r1"
+
+
+def test_a_work_folder_of_another_triage_is_refused(tmp_path: Path) -> None:
+    """Resuming answers the bisector from the work folder's memo: another result's (or torch's) answers must not."""
+    memo = Memo.open(tmp_path, "result-a", "2.14.1")
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "run_state.txt").write_text("test_disable")
+    memo.keep(0, {"backend": "eager"}, True, state)
+    assert Memo.open(tmp_path, "result-a", "2.14.1").answer(0, {"backend": "eager"}, state) is True
+    for result_id, torch_version in (("result-b", "2.14.1"), ("result-a", "2.11.0")):
+        with pytest.raises(TriageInputError, match="holds the work of another triage"):
+            Memo.open(tmp_path, result_id, torch_version)
+    (tmp_path / "memo.json").write_text("{not json")
+    with pytest.raises(TriageInputError, match="is not a triage's memo"):
+        Memo.open(tmp_path, "result-a", "2.14.1")
