@@ -32,6 +32,9 @@
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
 #                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call; on the
 #                        H200 a quarter of HuggingFace inference needs 220 s to about 400 s: one quarter per call)
+#   triage SUITE RESULT...  tools.triage on stored compiled-side failures (tools/triage/README.md), side by side, each
+#                        within LIMIT_S (default 520); TRIAGE_WORK=DIR: the work folders of an earlier call
+#                        ($OUT/triage/work, carried back) to resume from
 #   crosscheck SUITE MODE MODEL...  upstream's own harness beside Parity's on the same models, one model at a time
 #                        (tools/crosscheck/README.md): upstream's accuracy and performance runs with the HUD dashboard's
 #                        flags, then Parity's split run; the side-by-side table is $OUT/crosscheck/SUITE-MODE/crosscheck.md.
@@ -56,7 +59,8 @@ section="${1:?usage: reference_runs.sh SECTION (see the header)}"
 out="${OUT:?set OUT to the folder results go to}/$section"
 mkdir -p "$out"
 # Packed on any exit, so a section stopped by an outer `timeout` still brings back what it finished.
-trap 'tar -C "$OUT" -czf "$OUT/$section.tgz" "$section"' EXIT
+# Without the triages' compile caches and bisector folders (kernels: large, and rebuilt where they are needed).
+trap 'tar -C "$OUT" -czf "$OUT/$section.tgz" --exclude="$section/work/*/bisect" "$section"' EXIT
 # Always an argument: a bare `source` would hand install_wheels.sh this script's own arguments as $1.
 if [[ ${2:-} == torchbench ]]; then  # a section that takes SUITE first: TorchBench's wheels and carried checkout
   export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
@@ -199,6 +203,19 @@ case "$section" in
     python3 -m tools.crosscheck --upstream "$PWD/.dynamobench" --suite "$suite" --mode "$mode" --device cuda \
       --timeout-s "${MODEL_TIMEOUT:-300}" --run-id "${RUN_ID:-crosscheck-$suite-$mode-$run_tag}" \
       --out "$out/$suite-$mode" $(models "${@:4}") ${CROSSCHECK_ARGS:-} ;;
+  triage)
+    suite=${2:?triage SUITE RESULT...}
+    [[ $# -ge 3 ]] || { echo "triage SUITE RESULT...: name at least one result file" >&2; exit 2; }
+    # Side by side (accuracy runs only, nothing is timed). A work folder carried from an earlier call's
+    # $OUT/triage/work (TRIAGE_WORK) resumes its triage where that call's limit stopped it.
+    for result in "${@:3}"; do
+      stem=$(basename "${result%.*}")
+      mkdir -p "$out/work"
+      if [[ -d ${TRIAGE_WORK:-/nonexistent}/$stem ]]; then cp -r "$TRIAGE_WORK/$stem" "$out/work/"; fi
+      python3 -m tools.triage "$result" --limit-s "${LIMIT_S:-520}" --out "$out" --keep-work "$out/work/$stem" \
+        --inductor-cache "/tmp/triage-cache/$stem" >"$out/$stem.log" 2>&1 &
+    done
+    wait ;;
   *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
 esac
 echo "[reference_runs] $section done"

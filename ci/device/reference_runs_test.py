@@ -75,8 +75,32 @@ def test_crosscheck_of_torchbench_gets_the_checkout(tmp_path: Path) -> None:
     assert "--suite torchbench" in line and line.endswith(f"[PARITY_TORCHBENCH_DIR={tmp_path}/tree/.torchbench]")
 
 
+def test_triage_runs_side_by_side_and_resumes_from_carried_work(tmp_path: Path) -> None:
+    """Each result's triage keeps its work under $OUT (packed without the bisector's kernel folders), and a work
+    folder carried back from an earlier call is where its triage goes on."""
+    stem = "torchbench.maml_omniglot.training.inductor_cudagraphs.cuda.full"
+    carried = tmp_path / "carried"
+    (carried / stem / "bisect").mkdir(parents=True)
+    (carried / stem / "memo.json").write_text("{}")
+    (carried / stem / "bisect" / "kernel.so").write_text("large")
+    result = run(tmp_path, "triage", "torchbench", f"ref/{stem}.txtpb", "ref/other.pb", TRIAGE_WORK=str(carried),
+                 LIMIT_S="300")
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "out/triage"
+    line = (out / f"{stem}.log").read_text()
+    assert line.startswith(f"python3 -m tools.triage ref/{stem}.txtpb --limit-s 300 --out {out} "
+                           f"--keep-work {out}/work/{stem} --inductor-cache /tmp/triage-cache/{stem}")
+    assert line.rstrip().endswith(f"[PARITY_TORCHBENCH_DIR={tmp_path}/tree/.torchbench]")
+    assert "--keep-work " + str(out / "work/other") in (out / "other.log").read_text()
+    assert (out / f"work/{stem}/memo.json").is_file()
+    with tarfile.open(tmp_path / "out/triage.tgz") as packed:
+        names = packed.getnames()
+    assert f"triage/work/{stem}/memo.json" in names and not any("/bisect" in n for n in names)
+
+
 @pytest.mark.parametrize("args, message", [
     (("accuracy",), "accuracy SUITE [MODE [MODEL...]]"),
+    (("triage", "torchbench"), "triage SUITE RESULT...: name at least one result file"),
     (("crosscheck", "timm", "inference"), "crosscheck SUITE MODE MODEL...: name at least one model"),
     (("no-such-section",), "unknown section no-such-section"),
 ])
