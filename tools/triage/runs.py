@@ -71,7 +71,7 @@ class ModelRuns:
         out.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
         # The model's process starts in `out`: the minifier writes a convenience copy of its repro into the cwd.
-        with environment({**NO_GRAPH_CACHES, **(env or {})}), working_directory(out):
+        with environment({**NO_GRAPH_CACHES, **(env or {})}), contextlib.chdir(out):
             result = run_model(self.target.request, out, LaunchOptions(timeout_s=timeout_s,
                                                                        inductor_cache=cache or self.cache))
         wall = time.monotonic() - start
@@ -152,13 +152,3 @@ def environment(values: Mapping[str, str]) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-@contextlib.contextmanager
-def working_directory(path: Path) -> Iterator[None]:
-    saved = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(saved)
