@@ -11,7 +11,15 @@ from google.protobuf.message import Message
 
 OPINFO_SUFFIX = ".opinfo.pb"  # an OpInfoResult
 PLAN_SUFFIX = ".plan.pb"      # a RunLedger: what a run planned (suites/common/ledger.py); every other `.pb` is a ModelResult
+TRIAGE_SUFFIX = ".triage.pb"  # a TriageRecord (tools/triage), beside the result it triages
+REPRO_SUFFIX = ".repro.py"    # the triage's minified repro, beside its record
 MODEL_SUFFIX = ".pb"
+NOT_MODEL_RESULTS = (OPINFO_SUFFIX, PLAN_SUFFIX, TRIAGE_SUFFIX)
+
+
+def text_form(suffix: str) -> str:
+    """The suffix of a message's text form (`.plan.pb` -> `.plan.txtpb`)."""
+    return suffix.removesuffix(".pb") + ".txtpb"
 
 
 def write_message(message: Message, directory: Path, stem: str, suffix: str = MODEL_SUFFIX) -> Path:

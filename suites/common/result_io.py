@@ -8,7 +8,7 @@ from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from parity.v1 import results_pb2 as pb
-from proto.result_files import write_message
+from proto.result_files import NOT_MODEL_RESULTS, text_form, write_message
 
 # How much of a failure's text (message, traceback, log tail) a result keeps: enough for the frame that raised.
 FAILURE_TEXT_CHARS = 4000
@@ -28,7 +28,7 @@ def result_files(folder: Path) -> list[Path]:
     datasets keep only that). Run plans, OpInfo results and triage records (tools/triage) are not ModelResults."""
     found = {p.with_suffix(""): p for p in folder.glob("*.txtpb")}
     found.update({p.with_suffix(""): p for p in folder.glob("*.pb")})
-    others = tuple(f".{kind}.{suffix}" for kind in ("plan", "opinfo", "triage") for suffix in ("pb", "txtpb"))
+    others = (*NOT_MODEL_RESULTS, *map(text_form, NOT_MODEL_RESULTS))
     return sorted(p for p in found.values() if not p.name.endswith(others))
 
 

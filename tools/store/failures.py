@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from parity.v1 import results_pb2 as pb
 from tools.store.names import enum_name, mode_name
 
-NOT_FAILURES = ("pass", "pass_due_to_skip", "eager_variation", "skipped")
+PASSING = ("pass", "pass_due_to_skip", "eager_variation")  # the HUD's pass set
+NOT_FAILURES = (*PASSING, "skipped")
 _VOLATILE = (  # parts of a message that differ between runs of the same failure
     (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
     (re.compile(r"(/[\w.+-]+)+/"), "…/"),

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from tools.store.db import Database
+from tools.store.failures import PASSING
 
-PASSING = ("pass", "pass_due_to_skip", "eager_variation")
 PASS_RATE_THRESHOLD = 0.90  # the HUD's pass-rate header threshold
 GEOMEAN_THRESHOLD = 0.95  # the HUD's geomean speedup header threshold
 COMPRESSION_THRESHOLD = 0.90  # the HUD's compression-ratio header threshold

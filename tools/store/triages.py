@@ -22,16 +22,15 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from parity.v1 import results_pb2 as pb
-from tools.store.failures import is_compiled_side, signature
+from proto.result_files import TRIAGE_SUFFIX, text_form
+from tools.store.failures import PASSING, is_compiled_side, signature
 from tools.store.names import enum_name, mode_name
 from tools.store.validate import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:  # db.py imports this module; the queries below only take its connection
     from tools.store.db import Database
 
-TRIAGE_SUFFIX = ".triage.pb"        # <result stem>.triage.pb, or its text form:
-TRIAGE_TEXT_SUFFIX = ".triage.txtpb"  # what tools/triage writes
-REPRO_SUFFIX = ".repro.py"
+TRIAGE_TEXT_SUFFIX = text_form(TRIAGE_SUFFIX)  # what tools/triage writes
 MAX_SIGNATURE_CHARS = 1024  # the table's key (an index entry): a signature label is ~400 characters at most
 Record = pb.TriageRecord
 
@@ -39,7 +38,6 @@ _OUTCOME_RANK = {Record.OUTCOME_DONE: 4, Record.OUTCOME_GAVE_UP: 3, Record.OUTCO
                  Record.OUTCOME_ERROR: 1}
 _REPRODUCES_RANK = {Record.REPRODUCES_YES: 2, Record.REPRODUCES_NO: 1}
 REPRODUCES_TEXT = {Record.REPRODUCES_YES: "yes", Record.REPRODUCES_NO: "no"}
-_COMMUNITY_PASSING = ("pass", "pass_due_to_skip", "eager_variation")
 
 
 class TriageFileError(ValueError):
@@ -235,5 +233,5 @@ def untriaged_failures(db: Database, run_id: str) -> list[tuple[pb.ModelResult, 
 def _community_passes(db: Database) -> set[tuple[str, str, str]]:
     """(suite, model, mode) that a community baseline in the store passes."""
     rows = db.query("SELECT DISTINCT suite, model, mode FROM results WHERE origin = 'community' AND community_status "
-                    f"IN ({', '.join('?' * len(_COMMUNITY_PASSING))})", _COMMUNITY_PASSING)
+                    f"IN ({', '.join('?' * len(PASSING))})", PASSING)
     return {(str(s), str(m), str(mode)) for s, m, mode in rows}

@@ -21,13 +21,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from tools.triage import probe
 from tools.triage.memo import Memo
+from tools.triage.runs import on_sys_path
 
 # fn(env, cache): one model run with `env` over the triage's environment and `cache` as its TORCHINDUCTOR_CACHE_DIR;
 # True when it did not fail as the result did.
@@ -93,7 +93,7 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
         index, progress.runs = progress.runs, progress.runs + 1
         good = memo.answer(index, key, bisector_state)
         if good is None:
-            with _on_path(probe_dir):
+            with on_sys_path(probe_dir):
                 good = test(env, shared)
             memo.keep(index, key, good, bisector_state)
         print(f"[parity triage] {backend}/{subsystem or '-'} {stage or ''}: {'good' if good else 'bad'}", flush=True)
@@ -147,13 +147,3 @@ def _link_or_copy(source: str, dest: str) -> None:
 def _read(path: Path) -> str:
     return path.read_text() if path.is_file() else ""
 
-
-@contextlib.contextmanager
-def _on_path(folder: Path) -> Iterator[None]:
-    """`folder` on sys.path for the block: the launcher passes sys.path on as the model process's PYTHONPATH."""
-    sys.path.append(str(folder))
-    try:
-        yield
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(str(folder))

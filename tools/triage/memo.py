@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from parity.v1 import results_pb2 as pb
@@ -85,5 +85,5 @@ class Memo:
         return self.folder / "bisect-states" / f"{index:03d}"
 
     def _save(self) -> None:
-        saved = {k: v for k, v in asdict(self).items() if k in ("result_id", "torch_version", "tests")}
+        saved = {"result_id": self.result_id, "torch_version": self.torch_version, "tests": self.tests}
         write_atomically(self.folder / MEMO_FILE, json.dumps(saved, indent=1).encode())

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.backends import get_backend
-from proto.result_files import write_atomically
+from proto.result_files import REPRO_SUFFIX, write_atomically
 from tools.triage.budget import Budget, GaveUp
 from tools.triage.runs import ModelRuns, log, run_script, script_env
-from tools.triage.target import REPRO_SUFFIX
 
 # repro_level per failure: 4 compares each compiled graph with eager (fp64 reference) and dumps the one that is off;
 # 2 dumps the graph whose compile or run raises; 3 dumps every graph before it runs, so the last one dumped is the

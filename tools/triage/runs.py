@@ -137,6 +137,17 @@ def _kill_group(pid: int) -> None:
 
 
 @contextlib.contextmanager
+def on_sys_path(folder: Path) -> Iterator[None]:
+    """`folder` on sys.path for the block: the launcher passes sys.path on as the model process's PYTHONPATH."""
+    sys.path.append(str(folder))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(folder))
+
+
+@contextlib.contextmanager
 def environment(values: Mapping[str, str]) -> Iterator[None]:
     """`values` set in os.environ for the block, and what was there before restored: the launcher builds each
     child's environment from os.environ (the triage is single-threaded, so nothing else sees it meanwhile)."""

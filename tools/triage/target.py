@@ -12,22 +12,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parity.v1 import results_pb2 as pb
-from proto.result_files import OPINFO_SUFFIX, PLAN_SUFFIX
+from proto.result_files import OPINFO_SUFFIX, PLAN_SUFFIX, TRIAGE_SUFFIX, text_form
 from suites.common.request import MODE_NAMES, ModelRequest
 from suites.common.result_io import ResultFileError, read_result
-from tools.dashboard.signatures import is_compiled_side, signature
-from tools.store.failures import last_child_phase
+from tools.dashboard.signatures import is_compiled_side, is_failure, signature
+from tools.store.failures import DIED_STATUSES, last_child_phase
 
 DEFAULT_MODEL_TIMEOUT_S = 2000.0  # the launcher's default, for results that do not record theirs
 RESULT_SUFFIXES = (".pb", ".txtpb")
-TRIAGE_STEM = ".triage"  # <result stem>.triage.txtpb: what a triage writes beside the result
-REPRO_SUFFIX = ".repro.py"
+TRIAGE_RECORD_SUFFIX = text_form(TRIAGE_SUFFIX)  # <result stem>.triage.txtpb: what a triage writes beside the result
 # Files beside the results that hold other messages (proto/result_files.py names them).
-_OTHER_MESSAGES = {
-    PLAN_SUFFIX: "a run's plan", PLAN_SUFFIX.replace(".pb", ".txtpb"): "a run's plan",
-    OPINFO_SUFFIX: "an OpInfo result", OPINFO_SUFFIX.replace(".pb", ".txtpb"): "an OpInfo result",
-    TRIAGE_STEM + ".txtpb": "a triage record",
-}
+_OTHER_MESSAGES = {suffix: kind for binary, kind in ((PLAN_SUFFIX, "a run's plan"), (OPINFO_SUFFIX, "an OpInfo result"),
+                                                    (TRIAGE_SUFFIX, "a triage record"))
+                   for suffix in (binary, text_form(binary))}
 
 
 class TriageInputError(ValueError):
@@ -92,11 +89,11 @@ def _refusal(result: pb.ModelResult) -> str:
     status = result.community_status
     if is_compiled_side(result):
         return ""
-    if status in ("crash", "timeout"):
+    if status in DIED_STATUSES:
         began = last_child_phase(result) or "none recorded"
         return (f"a {status} before compilation began (the last phase the model began: {began}); only a crash or "
                 "timeout once compiled code was compiled or run is the compiler's to answer for")
-    if status in ("pass", "pass_due_to_skip", "eager_variation", "skipped"):
+    if not is_failure(result):
         return f"not a failure ({status}): there is nothing to triage"
     return (f"{status} is not a compiled-side failure (eager, load, OOM and harness outcomes say nothing of the "
             "compiler); triage takes fail_accuracy, fail_to_run, or a crash or timeout after compilation began")

@@ -8,13 +8,11 @@ stored repro must fail in a fresh interpreter with the fault and pass without it
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import psutil
 import pytest
@@ -28,7 +26,7 @@ from tools.dashboard.signatures import signature
 from tools.triage import planted_fault, probe
 from tools.triage.__main__ import main
 from tools.triage.memo import Memo
-from tools.triage.runs import NO_GRAPH_CACHES, environment
+from tools.triage.runs import NO_GRAPH_CACHES, environment, on_sys_path
 from tools.triage.target import TriageInputError, read_target
 from tools.triage.triage import triage
 
@@ -48,16 +46,6 @@ def _request(model: str) -> ModelRequest:
                         plan="accuracy", run_id="triage-test")
 
 
-@contextlib.contextmanager
-def _on_sys_path(folder: Path) -> Iterator[None]:
-    """The launcher passes sys.path on as its children's PYTHONPATH."""
-    sys.path.append(str(folder))
-    try:
-        yield
-    finally:
-        sys.path.remove(str(folder))
-
-
 def _env(*extra_path: Path, **variables: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join([*(p for p in sys.path if p), *map(str, extra_path)]),
             "PYTHONUNBUFFERED": "1", **variables}
@@ -72,7 +60,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> Planted:
     # with the fault must never reach another run's cache (runs.NO_GRAPH_CACHES).
     cache = Path(os.environ.get("PARITY_INDUCTOR_CACHE") or root / "inductor-cache")
     request = _request("tanh_mlp")
-    with _on_sys_path(plugin), environment(NO_GRAPH_CACHES):
+    with on_sys_path(plugin), environment(NO_GRAPH_CACHES):
         result = run_model(request, root / "results", LaunchOptions(timeout_s=600, inductor_cache=cache))
     assert result.community_status == "fail_accuracy", (result.failure.log_tail, result.accuracy.detail)
     return Planted(plugin, cache, root / "results" / f"{request.file_stem()}.pb", result)
@@ -135,7 +123,7 @@ def test_the_planted_lowering_is_named_and_its_repro_fails_only_with_the_fault(p
 def test_the_limit_gives_up_quickly_and_leaves_no_process(planted: Planted, tmp_path: Path) -> None:
     # Processes that other tests of this pytest session left running (a fixture's server) are not the triage's.
     before = set(psutil.Process().children(recursive=True))
-    with _on_sys_path(planted.plugin):
+    with on_sys_path(planted.plugin):
         record = triage(planted.result_path, limit_s=5.0, out_dir=tmp_path, inductor_cache=planted.cache)
     assert record.outcome == Record.OUTCOME_GAVE_UP, record.error
     assert record.error.startswith("gave up: the 5 s limit")
