@@ -18,8 +18,6 @@ import hashlib
 import os
 import re
 import shlex
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -30,6 +28,7 @@ from google.protobuf import text_format
 
 from parity.v1 import results_pb2 as pb
 from proto.result_files import REPRO_SUFFIX, write_atomically, write_message
+from suites.common.process_group import run_in_own_group
 from tools.store.db import IngestError, connect, ingest_batch, load_results
 from tools.store.failures import configuration_label
 from tools.store.names import enum_name
@@ -140,19 +139,13 @@ def _run(command: Sequence[str], result_file: Path, limit_s: float, grace_s: flo
     argv = [*command, str(result_file), "--limit-s", f"{limit_s:g}"]
     # The command imports what this process imports (the generated protobuf modules, the repository).
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    with open(log, "wb") as out:
-        try:
-            child = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                     start_new_session=True)  # its own group: a kill takes its workers too
-        except OSError as exc:
-            return f"the triage command could not start ({shlex.join(argv[:3])}: {exc.strerror})"
-        try:
-            code = child.wait(timeout=limit_s + grace_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
-            return f"the triage ran past its {limit_s:g} s limit and {grace_s:g} s more, and was killed"
-    return "" if code == 0 else f"the triage command exited {code}"
+    try:  # its own process group: a kill takes its model processes and compile workers too
+        finished = run_in_own_group(argv, cwd=cwd, env=env, log=log, timeout_s=limit_s + grace_s)
+    except OSError as exc:
+        return f"the triage command could not start ({shlex.join(argv[:3])}: {exc.strerror})"
+    if finished.returncode is None:
+        return f"the triage ran past its {limit_s:g} s limit and {grace_s:g} s more, and was killed"
+    return "" if finished.returncode == 0 else f"the triage command exited {finished.returncode}"
 
 
 _NOT_STORED = "its record could not be stored"

@@ -30,6 +30,7 @@ from suites.common.device_turns import ENV_VAR as DEVICE_TURNS_ENV
 from suites.common.device_turns import WAITS_ENV_VAR as DEVICE_TURN_WAITS_ENV
 from suites.common.device_turns import reported_wait_s
 from suites.common.parent_death import ENV_VAR as PARENT_ENV
+from suites.common.process_group import REAP_TIMEOUT_S, kill_group
 from suites.common.provenance import base_provenance, device_from_log, phase_from_log
 from suites.common.request import ModelRequest
 from suites.common.result_io import FAILURE_TEXT_CHARS, ResultFileError, read_result, write_result
@@ -41,7 +42,6 @@ FATAL_ERROR = "Fatal Python error: "
 FAULTHANDLER_MODULES = "Extension modules: "
 CRASH_REPORT_MAX_CHARS = 65536
 LOG_HEAD_CHARS = 65536  # where a child logs its device line (suites/common/provenance.py), after its imports
-REAP_TIMEOUT_S = 30.0  # a killed child's exit is reported within this
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def _launch(request: ModelRequest, out_dir: Path, stem: str, options: LaunchOpti
         finally:
             with _running_lock:
                 _running.pop(child.pid, None)
-            _kill_group(child.pid)  # what is left: compile workers, as the child ends without teardown (exit_now)
+            kill_group(child.pid)  # what is left: compile workers, as the child ends without teardown (exit_now)
         wall = time.time() - start
         if returncode is None and lost is None:
             waited = f" (and {turn_wait_s:.0f} s waiting for the device's turn)" if turn_wait_s >= 0.5 else ""
@@ -242,17 +242,10 @@ def _cut_short(run: _Running, why: str) -> pb.ModelResult:
 
 def _kill(pid: int) -> None:
     """Kills a running child and its process group (the pid too: a forked child may not have made its group yet)."""
-    _kill_group(pid)
+    kill_group(pid)
     try:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
-        pass
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:  # nothing left
         pass
 
 

@@ -8,14 +8,11 @@ device after the command is gone.
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from suites.common.parent_death import die_with_parent
+from suites.common.process_group import run_in_own_group
 
 
 @dataclass(frozen=True)
@@ -43,28 +40,9 @@ class ChildOutcome:
 def run_child(argv: list[str], *, cwd: Path, env: dict[str, str], log: Path, timeout_s: float) -> ChildOutcome:
     """Runs argv to its end or to the timeout (then kills its whole process group); stdout and stderr go to log."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    parent = os.getpid()
-    start = time.perf_counter()
-    with open(log, "wb") as out:
-        out.write(f"$ (cd {cwd} && {' '.join(argv)})\n".encode())
-        out.flush()
-        child = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                 start_new_session=True, preexec_fn=lambda: die_with_parent(parent))
-        try:
-            returncode: int | None = child.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            returncode = None
-        finally:
-            _kill_group(child.pid)  # a timeout's child, or what a finished child left behind
-            child.wait()
-    return ChildOutcome(returncode, time.perf_counter() - start, log)
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:  # nothing left
-        pass
+    finished = run_in_own_group(argv, cwd=cwd, env=env, log=log, timeout_s=timeout_s,
+                                header=f"$ (cd {cwd} && {' '.join(argv)})\n")
+    return ChildOutcome(finished.returncode, finished.wall_s, log)
 
 
 def log_tail(log: Path, lines: int = 12) -> str:

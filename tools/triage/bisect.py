@@ -43,12 +43,30 @@ class BisectProgress:
     subsystem: str = ""
     stage: str = ""      # the bisector's run state for that subsystem: test_disable, find_max_bounds, bisect
     failing_backend: str = ""  # known once the bisector moved on to a backend's subsystems
+    # Known once disabling a subsystem fixed the failure (its count is then bounded and bisected): that subsystem,
+    # the range of applications the bisection had narrowed it to, and where the probe records their debug info.
+    fixing_subsystem: str = ""
+    narrowed: tuple[int, int] | None = None
+    debug_info_path: Path | None = None
 
     def describe(self) -> str:
         if not self.runs:
             return "no test ran"
         where = f"{self.backend}" + (f" / {self.subsystem} ({self.stage})" if self.subsystem else "")
         return f"{self.runs} test run(s), the last one testing {where}"
+
+    def partial_culprit(self) -> Culprit | None:
+        """What a bisection cut short had established: the backend, and the subsystem whose disabling fixed the
+        failure, with the applications it was narrowed to (and their debug info, where the probe recorded it)."""
+        if not self.failing_backend:
+            return None
+        info = ""
+        if self.narrowed is not None:
+            low, high = self.narrowed
+            recorded = [f"{n}={found}" for n in range(low, high + 1)
+                        if self.debug_info_path and (found := probe.recorded(self.debug_info_path, n))]
+            info = f"narrowed to applications {low}-{high}" + (f": {'; '.join(recorded)}" if recorded else "")
+        return Culprit(self.failing_backend, self.fixing_subsystem, -1, info)
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,7 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
     if not memo.tests:  # else it holds what the replayed tests' model processes recorded
         info_path.unlink(missing_ok=True)
     probe_dir = probe.plugin_folder(state.parent / f"{state.name}-probe")
+    progress.debug_info_path = info_path
 
     def fn() -> bool:
         backend = CompilerBisector.get_backend() or ""
@@ -84,12 +103,16 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
             stage = CompilerBisector.get_run_state(backend, subsystem) or ""
             if stage == "test_disable":
                 env["TORCH_BISECT_MAX"] = "-1"  # disabled outright: any application's number is above -1
+            else:  # find_max_bounds or bisect: disabling this subsystem fixed the failure
+                progress.fixing_subsystem = subsystem
             progress.failing_backend = backend
         progress.backend, progress.subsystem, progress.stage = backend, subsystem, stage
         shared = Path(CompilerBisector.in_process_cache or state)  # read here: an older torch chose its own folder
         bisector_state = Path(CompilerBisector.get_dir())
         key = {"backend": backend, "subsystem": subsystem, "stage": stage,
                "range": _read(bisector_state / backend / f"{subsystem}_bisect_range.txt") if subsystem else ""}
+        if stage == "bisect":
+            progress.narrowed = _bounds(key["range"])
         index, progress.runs = progress.runs, progress.runs + 1
         good = memo.answer(index, key, bisector_state)
         if good is None:
@@ -117,6 +140,9 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
         raise stopped
     if result is None:
         return None
+    change = _config_change(result.backend, result.subsystem)
+    if change is not None:  # a setting, not a counted application: its "bisect number" means nothing
+        return Culprit(result.backend, result.subsystem or "", -1, change)
     number = -1 if result.bisect_number is None else int(result.bisect_number)
     info = result.debug_info or ""
     if not info and number >= 0 and result.subsystem:
@@ -142,6 +168,25 @@ def _link_or_copy(source: str, dest: str) -> None:
         os.link(source, dest)
     except OSError:
         shutil.copy2(source, dest)
+
+
+def _config_change(backend: str, subsystem: str | None) -> str | None:
+    """For a culprit that is one of the bisector's config changes: the setting under which the model passed."""
+    from torch._inductor.compiler_bisector import BACKENDS, ConfigChange
+
+    change = next((s for s in BACKENDS.get(backend, []) if s.name == subsystem), None)
+    if not isinstance(change, ConfigChange):
+        return None
+    return f"passes with {change.config_name} config {change.config_field}={change.config_value}"
+
+
+def _bounds(bisect_range: str) -> tuple[int, int] | None:
+    """The bisector's range file ("low=L\nhigh=H\n") as (L, H)."""
+    fields = dict(line.split("=", 1) for line in bisect_range.splitlines() if "=" in line)
+    try:
+        return int(fields["low"]), int(fields["high"])
+    except (KeyError, ValueError):
+        return None
 
 
 def _read(path: Path) -> str:

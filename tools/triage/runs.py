@@ -7,8 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -16,8 +14,8 @@ from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from parity.v1 import results_pb2 as pb
-from suites.common import parent_death
 from suites.common.launcher import LaunchOptions, child_env, run_model
+from suites.common.process_group import run_in_own_group
 from suites.common.result_io import FAILURE_TEXT_CHARS
 from tools.triage.budget import Budget, GaveUp
 from tools.triage.target import Target
@@ -31,7 +29,6 @@ OWNED_VARIABLES = ("TORCH_BISECT_BACKEND", "TORCH_BISECT_SUBSYSTEM", "TORCH_BISE
                    "TORCHDYNAMO_REPRO_AFTER", "TORCHDYNAMO_REPRO_LEVEL", "TORCH_COMPILE_DEBUG_DIR")
 # Outcomes of the harness, not of the model: a run that ends in one says nothing about the failure.
 NOT_THE_MODELS = ("infra_error", "skipped", "stopped")
-REAP_TIMEOUT_S = 30.0
 
 
 class HarnessError(RuntimeError):
@@ -104,20 +101,8 @@ def script_env(cache: Path, extra: Mapping[str, str] | None = None) -> dict[str,
 
 def run_script(argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout_s: float, log_path: Path) -> ScriptRun:
     """Runs `argv` in `cwd`, output to `log_path`, killed (its whole process group) after `timeout_s`."""
-    parent = os.getpid()
-    start = time.monotonic()
-    with open(log_path, "wb") as out:
-        proc = subprocess.Popen(list(argv), cwd=cwd, env=dict(env), stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True, preexec_fn=lambda: parent_death.die_with_parent(parent))
-        try:
-            returncode: int | None = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            returncode = None
-        finally:
-            _kill_group(proc.pid)  # what it left: the minifier's isolated queries, compile workers
-            if proc.poll() is None:
-                proc.wait(REAP_TIMEOUT_S)
-    return ScriptRun(returncode, tail(log_path), time.monotonic() - start)
+    finished = run_in_own_group(argv, cwd=cwd, env=env, log=log_path, timeout_s=timeout_s)
+    return ScriptRun(finished.returncode, tail(log_path), finished.wall_s)
 
 
 def tail(path: Path, chars: int = FAILURE_TEXT_CHARS) -> str:
@@ -127,13 +112,6 @@ def tail(path: Path, chars: int = FAILURE_TEXT_CHARS) -> str:
             return f.read().decode(errors="replace")
     except OSError:
         return ""
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 @contextlib.contextmanager

@@ -23,6 +23,7 @@ from google.protobuf import text_format
 
 from parity.v1 import results_pb2 as pb
 from proto.result_files import REPRO_SUFFIX, write_atomically
+from suites.common.manifest import load_manifest
 from suites.common.provenance import base_provenance
 from suites.common.result_io import FAILURE_TEXT_CHARS
 from tools.triage.bisect import BisectProgress, Culprit, bisect, seed_cache
@@ -127,8 +128,9 @@ def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Pa
     except GaveUp as stop:
         record.outcome = Record.OUTCOME_GAVE_UP
         notes.insert(0, f"gave up: {stop}; reached: {_reached(record, progress, runs)}")
-        if not record.culprit_backend:
-            record.culprit_backend = progress.failing_backend  # the bisector had found the backend, if not more
+        partial = progress.partial_culprit()
+        if not record.culprit_backend and partial is not None:  # what the bisector had established, if not all
+            _fill_culprit(record, partial)
     except Exception as exc:  # noqa: BLE001 (the triage's own failure is a record too, never a lost night)
         record.outcome = Record.OUTCOME_ERROR
         where = traceback.format_exc()[-FAILURE_TEXT_CHARS // 2:]  # the innermost frames
@@ -219,9 +221,10 @@ def _header(target: Target, record: pb.TriageRecord, minified: Minified) -> str:
 
 
 def _provenance(target: Target, start: float, wall_s: float) -> pb.Provenance:
-    """Where the triage ran (it may differ from where the result ran: that is in the result's provenance)."""
-    source = target.result.provenance
-    prov = base_provenance(target.request.device, source.manifest_version, source.manifest_sha256)
+    """Where the triage ran, with the manifest its model runs used (the result's own, which may be older, is in the
+    result's provenance)."""
+    manifest = load_manifest(target.request.suite)
+    prov = base_provenance(target.request.device, manifest.version, manifest.sha256)
     prov.start_time.FromSeconds(int(start))
     prov.duration.FromMilliseconds(int(wall_s * 1000))
     return prov

@@ -20,6 +20,7 @@ from google.protobuf import text_format
 
 from parity.v1 import results_pb2 as pb
 from suites.common.launcher import LaunchOptions, run_model
+from suites.common.manifest import load_manifest
 from suites.common.request import ModelRequest
 from suites.common.result_io import read_result, write_result
 from tools.dashboard.signatures import signature
@@ -123,10 +124,15 @@ def test_the_planted_lowering_is_named_and_its_repro_fails_only_with_the_fault(p
 def test_the_limit_gives_up_quickly_and_leaves_no_process(planted: Planted, tmp_path: Path) -> None:
     # Processes that other tests of this pytest session left running (a fixture's server) are not the triage's.
     before = set(psutil.Process().children(recursive=True))
+    older = pb.ModelResult()
+    older.CopyFrom(planted.result)
+    older.provenance.manifest_version = "0.0.1"  # a result of an older manifest than the triage's runs use
+    stored = write_result(older, tmp_path / "older", planted.result_path.name.removesuffix(".pb"))
     with on_sys_path(planted.plugin):
-        record = triage(planted.result_path, limit_s=5.0, out_dir=tmp_path, inductor_cache=planted.cache)
+        record = triage(stored, limit_s=5.0, out_dir=tmp_path, inductor_cache=planted.cache)
     assert record.outcome == Record.OUTCOME_GAVE_UP, record.error
     assert record.error.startswith("gave up: the 5 s limit")
+    assert record.provenance.manifest_version == load_manifest("selftest").version != "0.0.1"
     assert record.bisect_number == -1 and not record.repro_path and record.reproduces == Record.REPRODUCES_UNSPECIFIED
     assert record.wall_s < 30
     assert _record(tmp_path / planted.result_path.name).outcome == Record.OUTCOME_GAVE_UP

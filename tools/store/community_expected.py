@@ -1,0 +1,161 @@
+"""Our accuracy statuses beside the community's expected ones for CUDA (issue #38), every divergence explained or
+flagged.
+
+The community's CI checks each accuracy run against a file in pytorch's `benchmarks/dynamo/ci_expected_accuracy/`,
+named `<config>_<suite>_<mode>.csv` (columns name, accuracy, graph_breaks), where config is `inductor` for Inductor
+(with or without CUDA graphs), `aot_eager` or `dynamo_eager`. Parity never ships those files: give the folder of a
+local pytorch checkout, as for the cross-check.
+
+A divergence is explained when our status is the one the manifest expects for that configuration: the expected
+rule's reason names the cause (a setup difference of ours, or a failure seen and recorded). Where a triage record of
+the same result is among the paths, its culprit is shown too. A divergence that neither explains is `unexplained`,
+and the command exits 1.
+
+  python -m tools.store.community_expected RESULT_PATHS... --expected PYTORCH/benchmarks/dynamo/ci_expected_accuracy \
+      [--out table.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from parity.v1 import results_pb2 as pb
+from suites.common.manifest import ManifestError, load_manifest
+from tools.store.db import IngestError, load_results
+from tools.store.failures import PASSING
+from tools.store.names import mode_name
+
+# Our backend -> the config prefix of the community file it compares with.
+COMMUNITY_CONFIG = {"inductor": "inductor", "inductor_cudagraphs": "inductor", "aot_eager": "aot_eager",
+                    "eager": "dynamo_eager"}
+
+
+class ExpectedError(ValueError):
+    """A community file or folder that cannot be read as upstream writes it."""
+
+
+@dataclass(frozen=True)
+class Row:
+    suite: str
+    mode: str
+    backend: str
+    model: str
+    ours: str        # "" when we have no result for the community's entry
+    community: str   # "" when the community's file has no row for our model
+    explanation: str
+    in_matrix: bool = True  # our manifest lists the model in this mode
+
+    @property
+    def verdict(self) -> str:
+        if not self.ours:
+            return "not run here" if self.in_matrix else "not in our matrix"
+        if not self.community:
+            return "not in the community's file"
+        if self.ours == self.community:
+            return "same"
+        if self.ours in PASSING and self.community in PASSING:  # the HUD counts both as passing (e.g. one side
+            return "both pass"                                  # skipped the comparison)
+        return "explained" if self.explanation else "unexplained"
+
+
+def community_file(folder: Path, suite: str, mode: str, backend: str) -> Path:
+    return folder / f"{COMMUNITY_CONFIG.get(backend, 'inductor')}_{suite}_{mode}.csv"
+
+
+def read_expected(path: Path) -> dict[str, str]:
+    """model -> expected status, from one community file."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as exc:
+        raise ExpectedError(f"{path}: {exc.strerror}; give --expected the ci_expected_accuracy folder of a pytorch "
+                            "checkout") from exc
+    if rows and not {"name", "accuracy"} <= set(rows[0]):
+        raise ExpectedError(f"{path}: not a community expectations file (it needs the columns name and accuracy)")
+    return {row["name"]: row["accuracy"] for row in rows}
+
+
+def compare(results: list[pb.ModelResult], triages: list[pb.TriageRecord], expected_folder: Path) -> list[Row]:
+    """One row per model of each (suite, mode, backend) our results cover, and per community entry we did not run."""
+    triaged = {t.result_id: t for t in triages}
+    groups: dict[tuple[str, str, str], dict[str, pb.ModelResult]] = {}
+    for result in results:
+        c = result.config
+        if c.smoke or result.HasField("generation"):  # not the community's accuracy check: smoke variants, and
+            continue                                      # LLM entries timed through generate()
+        groups.setdefault((c.suite, mode_name(c.mode), c.backend), {})[c.model] = result
+    rows = []
+    for (suite, mode, backend), ours in sorted(groups.items()):
+        theirs = read_expected(community_file(expected_folder, suite, mode, backend))
+        for model in sorted(ours.keys() | theirs.keys()):
+            result = ours.get(model)
+            status = result.community_status if result else ""
+            community = theirs.get(model, "")
+            why = _explanation(result, triaged) if result and community and status != community else ""
+            rows.append(Row(suite, mode, backend, model, status, community, why, _in_matrix(suite, model, mode)))
+    return rows
+
+
+def _in_matrix(suite: str, model: str, mode: str) -> bool:
+    entry = load_manifest(suite).models.get(model)
+    return entry is not None and mode in entry.modes
+
+
+def _explanation(result: pb.ModelResult, triaged: dict[str, pb.TriageRecord]) -> str:
+    c = result.config
+    parts = []
+    try:
+        expected, reason = load_manifest(c.suite).model(c.model).expected_status(c.device, mode_name(c.mode), c.backend)
+    except ManifestError:
+        expected, reason = "", ""
+    if expected == result.community_status and reason:
+        parts.append(f"manifest: {reason}")
+    triage = triaged.get(result.result_id)
+    if triage is not None and triage.culprit_backend:
+        culprit = " / ".join(p for p in (triage.culprit_backend, triage.culprit_subsystem, triage.debug_info) if p)
+        parts.append(f"triage: {culprit}")
+    elif triage is not None and triage.outcome == pb.TriageRecord.OUTCOME_NOT_REPRODUCED:
+        parts.append("triage: the failure did not recur")
+    return "; ".join(parts)
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| suite | mode | backend | model | Parity | community (CUDA) | verdict | explanation |",
+             "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {r.suite} | {r.mode} | {r.backend} | {r.model} | {r.ours or '-'} | {r.community or '-'} | "
+              f"{r.verdict} | {r.explanation} |" for r in rows]
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    summary = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()))
+    return "\n".join(lines) + f"\n\n{summary}\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.store.community_expected",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", type=Path, help="result files or folders (a reference dataset), and "
+                        "triage records")
+    parser.add_argument("--expected", type=Path, required=True, help="pytorch's benchmarks/dynamo/ci_expected_accuracy")
+    parser.add_argument("--out", type=Path, help="also write the table here (Markdown)")
+    args = parser.parse_args(argv)
+    try:
+        loaded = [item.result for item in load_results(args.paths)]
+        rows = compare([r for r in loaded if isinstance(r, pb.ModelResult)],
+                       [r for r in loaded if isinstance(r, pb.TriageRecord)], args.expected)
+    except (IngestError, ExpectedError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    text = table(rows)
+    print(text, end="")
+    if args.out:
+        args.out.write_text(text)
+    return 1 if any(r.verdict == "unexplained" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
