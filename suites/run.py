@@ -29,6 +29,7 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
@@ -43,7 +44,7 @@ ensure_generated()
 from compiler.backends import get_backend  # noqa: E402
 from compiler.devices.registry import known_devices  # noqa: E402
 from parity.v1 import results_pb2 as pb  # noqa: E402
-from suites.common import ledger  # noqa: E402
+from suites.common import device_busy, ledger  # noqa: E402
 from suites.common.launcher import (LaunchOptions, result_id_of, run_model, start_zygote,  # noqa: E402
                                     stop_running_children)
 from suites.common.manifest import MODES, WORKLOADS, Manifest, ManifestError, load_manifest  # noqa: E402
@@ -56,6 +57,7 @@ from suites.common.zygote import Zygote, ZygoteError  # noqa: E402
 from suites.progress import RunProgress  # noqa: E402
 
 _progress: RunProgress | None = None  # the live view, which a stopped run closes before it exits
+_record_stopped_call: Callable[[], object] | None = None  # writes the matrix line of a call that a signal stops
 # The community's flag for Parity's dtype of each mode (training AMP, inference BF16), which must agree with the mode.
 _DTYPE_FLAG = {"training": "--amp", "inference": "--bfloat16"}
 
@@ -232,8 +234,19 @@ def main(argv: list[str] | None = None) -> int:
         return run_model(request, args.out, options)
 
     previous = {stop: signal.signal(stop, _stopped) for stop in (signal.SIGTERM, signal.SIGINT)}
+    busy = device_busy.BusySampler(args.device)
+    started = time.monotonic()
+
+    def record_call(finished: list[pb.ModelResult]) -> device_busy.MatrixCall:
+        call = device_busy.MatrixCall(len(finished), time.monotonic() - started, sum(r.wall_time_s for r in finished),
+                                      busy.share(), len(busy.samples), busy.sampler)
+        device_busy.record(args.out, run_id, call)
+        return call
+
+    global _record_stopped_call
+    _record_stopped_call = lambda: record_call([r for r in results if r.result_id])  # noqa: E731
     try:
-        with progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:  # threads only wait on their children
+        with busy, progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:  # threads only wait on their children
             running = {pool.submit(launch, request): index for index, request in enumerate(requests)}
             for done, future in enumerate(as_completed(running), 1):
                 index = running[future]
@@ -241,13 +254,16 @@ def main(argv: list[str] | None = None) -> int:
                 progress.finished(requests[index], results[index])
                 print(f"[{done}/{len(requests)}] {_row(results[index])}", flush=True)
     finally:  # main() also runs in-process (tests): give the caller its handlers back
-        _progress = None
+        _progress = _record_stopped_call = None
         for stop, handler in previous.items():
             signal.signal(stop, handler)
         if zygote is not None:
             zygote.close()
         turns_dir.cleanup()
     print(_table(results))
+    print(f"[parity] {record_call(results).describe()}")
+    if args.resume and (run := device_busy.totals(args.out, run_id)) is not None:
+        print(f"[parity] the whole run so far: {run.describe()}")
     mismatches = [r for r in results if r.status != r.expected_status]
     for r in mismatches:  # the reason is in the result file too, but the console is where a user looks first
         print(f"[parity] {r.config.model} {MODE_NAMES.get(r.config.mode, '')}: {r.community_status}, expected "
@@ -274,6 +290,8 @@ def _stopped(signum: int, _frame: object) -> None:
     if _progress is not None:  # a live view hides the cursor until it stops
         _progress.stop()
     killed = stop_running_children(why)
+    if _record_stopped_call is not None:  # the matrix line of this call, with the models it finished
+        _record_stopped_call()
     print(f"[parity] stopped by {why}: killed {killed} running model process(es), each with a timeout result "
           "that says so; finished results are in place", file=sys.stderr, flush=True)
     os._exit(128 + signum)

@@ -3,6 +3,7 @@ no model process behind."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -90,6 +91,12 @@ def test_accuracy_runs_side_by_side(tmp_path: Path) -> None:
     assert healthy.config.parallel_jobs == 2 and not healthy.config.device_turns  # no timing, no turns
     killed = read_result(tmp_path / "selftest.killed.inference.aot_eager.cpu.smoke.pb")
     assert killed.community_status == "crash" and killed.config.parallel_jobs == 2
+    # The call's matrix line: its wall beside its model runs' walls (side by side, they overlap), no busy share on CPU.
+    (matrix,) = tmp_path.glob("*.matrix.jsonl")
+    call = json.loads(matrix.read_text())
+    assert call["runs"] == 2 and call["model_walls_s"] == pytest.approx(healthy.wall_time_s + killed.wall_time_s)
+    assert 0 < call["wall_s"] < call["model_walls_s"] + 60
+    assert call["busy_share"] is None and call["sampler"] == "no sampler for the cpu device"
 
 
 def test_timed_runs_side_by_side_take_turns_on_the_device(tmp_path: Path) -> None:
@@ -146,6 +153,9 @@ def test_a_stopped_run_leaves_no_model_process(tmp_path: Path, layout: list[str]
         assert result.community_status == "stopped" and result.config.timeout_s == 600  # not the model's timeout
         assert "the run was stopped (SIGTERM)" in result.failure.message
         assert "within its own 600 s timeout" in result.failure.message
+        (matrix,) = tmp_path.glob("*.matrix.jsonl")  # the stopped call still says how long it ran
+        call = json.loads(matrix.read_text())
+        assert call["runs"] == 0 and call["wall_s"] > 0
     finally:  # whatever outlived the run must not outlive the test
         for pid in _processes(marker):
             os.kill(pid, signal.SIGKILL)
@@ -223,7 +233,11 @@ def test_a_sigkilled_run_is_incomplete_in_the_store_and_resume_finishes_it_once(
     assert plan_progress(db, "ledger").complete
 
     again = _suites_run("--resume", out=out)
-    assert "0 of 3 planned runs have no final result" in again.communicate(timeout=300)[0]
+    output = again.communicate(timeout=300)[0]
+    assert "0 of 3 planned runs have no final result" in output
+    # The SIGKILLed call wrote no matrix line; the two resumed calls did, and the run's totals add them up.
+    assert "[parity] the whole run so far: matrix wall" in output and "for 1 model runs" in output
+    assert [json.loads(line)["runs"] for line in (out / "ledger.matrix.jsonl").read_text().splitlines()] == [1, 0]
 
 
 @pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "forked"])
