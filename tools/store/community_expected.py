@@ -20,11 +20,12 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from parity.v1 import results_pb2 as pb
-from suites.common.manifest import ManifestError, load_manifest
+from suites.common.manifest import Manifest, ManifestError, load_manifest
 from tools.store.db import IngestError, load_results
 from tools.store.failures import PASSING
 from tools.store.names import mode_name
@@ -90,27 +91,25 @@ def compare(results: list[pb.ModelResult], triages: list[pb.TriageRecord], expec
         groups.setdefault((c.suite, mode_name(c.mode), c.backend), {})[c.model] = result
     rows = []
     for (suite, mode, backend), ours in sorted(groups.items()):
+        manifest = load_manifest(suite)  # once per group: it is parsed and validated anew at each call
         theirs = read_expected(community_file(expected_folder, suite, mode, backend))
         for model in sorted(ours.keys() | theirs.keys()):
             result = ours.get(model)
             status = result.community_status if result else ""
             community = theirs.get(model, "")
-            why = _explanation(result, triaged) if result and community and status != community else ""
-            rows.append(Row(suite, mode, backend, model, status, community, why, _in_matrix(suite, model, mode)))
+            why = _explanation(result, manifest, triaged) if result and community and status != community else ""
+            entry = manifest.models.get(model)
+            rows.append(Row(suite, mode, backend, model, status, community, why,
+                            entry is not None and mode in entry.modes))
     return rows
 
 
-def _in_matrix(suite: str, model: str, mode: str) -> bool:
-    entry = load_manifest(suite).models.get(model)
-    return entry is not None and mode in entry.modes
-
-
-def _explanation(result: pb.ModelResult, triaged: dict[str, pb.TriageRecord]) -> str:
+def _explanation(result: pb.ModelResult, manifest: Manifest, triaged: dict[str, pb.TriageRecord]) -> str:
     c = result.config
     parts = []
     try:
-        expected, reason = load_manifest(c.suite).model(c.model).expected_status(c.device, mode_name(c.mode), c.backend)
-    except ManifestError:
+        expected, reason = manifest.model(c.model).expected_status(c.device, mode_name(c.mode), c.backend)
+    except ManifestError:  # a model the manifest no longer lists
         expected, reason = "", ""
     if expected == result.community_status and reason:
         parts.append(f"manifest: {reason}")
@@ -128,9 +127,7 @@ def table(rows: list[Row]) -> str:
              "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {r.suite} | {r.mode} | {r.backend} | {r.model} | {r.ours or '-'} | {r.community or '-'} | "
               f"{r.verdict} | {r.explanation} |" for r in rows]
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    counts = Counter(r.verdict for r in rows)
     summary = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()))
     return "\n".join(lines) + f"\n\n{summary}\n"
 
@@ -147,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         loaded = [item.result for item in load_results(args.paths)]
         rows = compare([r for r in loaded if isinstance(r, pb.ModelResult)],
                        [r for r in loaded if isinstance(r, pb.TriageRecord)], args.expected)
-    except (IngestError, ExpectedError) as exc:
+    except (IngestError, ExpectedError, ManifestError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     text = table(rows)
