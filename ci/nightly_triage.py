@@ -27,13 +27,12 @@ from pathlib import Path
 from google.protobuf import text_format
 
 from parity.v1 import results_pb2 as pb
-from proto.result_files import REPRO_SUFFIX, write_atomically, write_message
+from proto.result_files import REPRO_SUFFIX, TRIAGE_TEXT_SUFFIX, write_atomically, write_message
 from suites.common.process_group import run_in_own_group
 from tools.store.db import IngestError, connect, ingest_batch, load_results
 from tools.store.failures import configuration_label
 from tools.store.names import enum_name
-from tools.store.triages import (TRIAGE_TEXT_SUFFIX, StoredTriage, compiled_side_failures, triage_for,
-                                 untriaged_failures)
+from tools.store.triages import StoredTriage, compiled_side_failures, triage_for, untriaged_failures
 
 GRACE_S = 120.0  # past its own --limit-s, a triage is killed: its limit should have stopped it first
 

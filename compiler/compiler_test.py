@@ -56,6 +56,21 @@ def test_device_registry() -> None:
         assert "is_available() is False" in cuda.availability().reason
 
 
+
+@pytest.mark.parametrize("autotuned", [True, False])
+def test_cuda_determinism_leaves_the_autotuner_as_the_model_set_it(autotuned: bool) -> None:
+    """Upstream's accuracy check runs TorchBench's vision models with cuDNN's autotuner on (their build sets it);
+    the flags are plain settings, so this needs no GPU."""
+    cudnn = torch.backends.cudnn
+    saved = cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32
+    cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32 = autotuned, False, True
+    try:
+        with get_device("cuda").determinism():
+            assert (cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (autotuned, True, False)
+        assert (cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (autotuned, False, True)
+    finally:
+        cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32 = saved
+
 @pytest.mark.slow
 def test_fallback_kernels_are_recorded() -> None:
     torch._dynamo.reset()

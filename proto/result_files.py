@@ -22,6 +22,9 @@ def text_form(suffix: str) -> str:
     return suffix.removesuffix(".pb") + ".txtpb"
 
 
+TRIAGE_TEXT_SUFFIX = text_form(TRIAGE_SUFFIX)  # <result stem>.triage.txtpb: what tools/triage writes
+
+
 def write_message(message: Message, directory: Path, stem: str, suffix: str = MODEL_SUFFIX) -> Path:
     """Writes `<stem><suffix>` and its text copy (`.txtpb` in place of `.pb`), each atomically (a temporary
     name, then a rename), so a reader never sees half a file; returns the binary file's path."""

@@ -47,11 +47,13 @@ class CudaAdapter(DeviceAdapter):
 
     @contextlib.contextmanager
     def determinism(self) -> Iterator[None]:
-        saved = (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark, torch.backends.cudnn.allow_tf32)
+        # cuDNN's autotuner stays as the model's build left it, as in upstream's harness: TorchBench's vision models
+        # turn it on after upstream's setup_determinism turned it off, so their accuracy checks run autotuned
+        # (deterministic algorithms only; issue #41).
+        saved = (torch.backends.cudnn.deterministic, torch.backends.cudnn.allow_tf32)
         torch.backends.cudnn.deterministic = True
-        torch.backends.cudnn.benchmark = False
         torch.backends.cudnn.allow_tf32 = False
         try:
             yield
         finally:
-            (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark, torch.backends.cudnn.allow_tf32) = saved
+            torch.backends.cudnn.deterministic, torch.backends.cudnn.allow_tf32 = saved

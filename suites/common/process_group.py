@@ -24,8 +24,24 @@ REAP_TIMEOUT_S = 30.0  # a killed child's exit is reported within this
 
 @dataclass(frozen=True)
 class Finished:
-    returncode: int | None  # None: killed at the timeout; negative: the signal that ended it
+    """How a child ended: its exit code (negative: the signal that ended it; None: killed at the timeout), its wall
+    time, and the log its output went to."""
+    returncode: int | None
     wall_s: float
+    log: Path
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+    def describe(self, timeout_s: float) -> str:
+        if self.returncode is None:
+            return f"killed at the {timeout_s:.0f} s timeout"
+        if self.returncode < 0:
+            name = signal.Signals(-self.returncode).name
+            oom = " (the kernel's OOM killer sends SIGKILL)" if -self.returncode == signal.SIGKILL else ""
+            return f"killed by {name}{oom}"
+        return f"exited with code {self.returncode}"
 
 
 def run_in_own_group(argv: Sequence[str], *, env: Mapping[str, str], log: Path, timeout_s: float,
@@ -46,7 +62,7 @@ def run_in_own_group(argv: Sequence[str], *, env: Mapping[str, str], log: Path, 
             kill_group(child.pid)  # a timed-out child, or what a finished one left behind
             if child.poll() is None:
                 child.wait(REAP_TIMEOUT_S)
-    return Finished(returncode, time.monotonic() - start)
+    return Finished(returncode, time.monotonic() - start, log)
 
 
 def kill_group(pid: int) -> None:

@@ -99,3 +99,15 @@ def test_qat_model_comes_from_torchvision_quantizable_architecture() -> None:
     assert type(workload.model).__name__ == "QuantizableMobileNetV2"
     fake_quants = [m for m in workload.model.modules() if isinstance(m, torch.ao.quantization.FakeQuantize)]
     assert fake_quants, "QAT preparation attached no fake-quant modules"
+
+
+@pytest.mark.parametrize(("model", "mode", "autotuned"), [("resnet18", "inference", True),
+                                                          ("mobilenet_v2_quantized_qat", "training", False)])
+def test_torchvision_builds_set_cudnn_flags_as_torchbench_does(model: str, mode: str, autotuned: bool) -> None:
+    saved = torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic
+    torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic = False, True
+    try:
+        loader.build(load_manifest("torchbench").model(model), mode, "cpu", True, 2)
+        assert (torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic) == (autotuned, not autotuned)
+    finally:
+        torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic = saved

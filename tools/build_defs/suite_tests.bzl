@@ -12,8 +12,9 @@ load("//tools/build_defs:tags.bzl", "DISABLED_REASON_TAGS", "NIGHTLY", "REQUIRES
 
 DTYPE_OF_MODE = {"training": "amp", "inference": "bf16"}
 
-# Compiling backends need Inductor/AOTAutograd time even for smoke variants.
-_SIZE = {"eager": "medium", "aot_eager": "medium"}
+# Eager fits medium's 300 s; compiling backends need Inductor/AOTAutograd time even for smoke variants: aot_eager's
+# AMP training of inception_v3 ran past 270 s and was killed under 4 parallel tests on 2 cores (CI, 2026-12-06).
+_SIZE = {"eager": "medium"}
 
 def target_name(model, mode, backend):
     return ("%s_%s_%s_%s" % (model, mode, DTYPE_OF_MODE[mode], backend)).replace(".", "_").replace("-", "_").lower()

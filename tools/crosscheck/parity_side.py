@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from parity.v1 import results_pb2 as pb
+from suites.common.process_group import Finished
 from suites.common.result_io import ResultFileError, read_result, result_files
-from tools.crosscheck.children import ChildOutcome, log_tail, run_child
+from tools.crosscheck.children import log_tail, run_child
 
 # The folder that holds the `suites` package (not resolved: under Bazel it is the runfiles tree).
 ROOT = Path(__file__).absolute().parent.parent.parent
@@ -44,7 +45,7 @@ class ParityPlan:
 class ParityModel:
     model: str
     command: list[str]
-    outcome: ChildOutcome
+    outcome: Finished
     result: pb.ModelResult | None
     problems: list[str] = field(default_factory=list)
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from parity.v1 import results_pb2 as pb
+from suites.common.process_group import Finished
 from tools.crosscheck.checkout import SUITES, UpstreamCheckout
-from tools.crosscheck.children import ChildOutcome, log_tail, run_child
+from tools.crosscheck.children import log_tail, run_child
 from tools.store.hud_interop import InteropError, import_community_csvs
 
 TARGETS = ("accuracy", "performance")
@@ -52,7 +53,7 @@ class UpstreamPlan:
 class UpstreamRun:
     target: str
     command: list[str]
-    outcome: ChildOutcome
+    outcome: Finished
     csv: Path
     wrote_row: bool
     problem: str = ""  # why the run gave no figures, when it gave none
@@ -169,7 +170,7 @@ def _read_back(plan: UpstreamPlan, model: str, runs: list[UpstreamRun]) -> Upstr
     return UpstreamModel(model, runs, result, problems)
 
 
-def no_row_status(outcome: ChildOutcome) -> str:
+def no_row_status(outcome: Finished) -> str:
     """A run that wrote no row, as its status: upstream's whole-suite parent writes `timeout` for a child it killed
     at its timeout and nothing for one that crashed, which Parity calls `crash`."""
     if outcome.timed_out:

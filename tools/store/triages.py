@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from parity.v1 import results_pb2 as pb
-from proto.result_files import TRIAGE_SUFFIX, text_form
+from proto.result_files import TRIAGE_SUFFIX, TRIAGE_TEXT_SUFFIX
 from tools.store.failures import PASSING, is_compiled_side, signature
 from tools.store.names import enum_name, mode_name
 from tools.store.validate import MAX_TEXT_CHARS
@@ -30,7 +30,6 @@ from tools.store.validate import MAX_TEXT_CHARS
 if TYPE_CHECKING:  # db.py imports this module; the queries below only take its connection
     from tools.store.db import Database
 
-TRIAGE_TEXT_SUFFIX = text_form(TRIAGE_SUFFIX)  # what tools/triage writes
 MAX_SIGNATURE_CHARS = 1024  # the table's key (an index entry): a signature label is ~400 characters at most
 Record = pb.TriageRecord
 

@@ -24,7 +24,8 @@ from proto.codegen import ensure_generated  # noqa: E402
 ensure_generated()
 
 from parity.v1 import results_pb2 as pb  # noqa: E402
-from tools.triage.target import TRIAGE_RECORD_SUFFIX, TriageInputError  # noqa: E402
+from proto.result_files import TRIAGE_TEXT_SUFFIX  # noqa: E402
+from tools.triage.target import TriageInputError  # noqa: E402
 from tools.triage.triage import DEFAULT_LIMIT_S, triage  # noqa: E402
 
 Record = pb.TriageRecord
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     except TriageInputError as exc:
         print(f"tools.triage: {exc}", file=sys.stderr)
         return 2
-    print(summary(record, (args.out or args.result.parent) / f"{_stem(args.result)}{TRIAGE_RECORD_SUFFIX}"))
+    print(summary(record, (args.out or args.result.parent) / f"{_stem(args.result)}{TRIAGE_TEXT_SUFFIX}"))
     return 1 if record.outcome == Record.OUTCOME_ERROR else 0
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from compiler.backends import get_backend
 from proto.result_files import REPRO_SUFFIX, write_atomically
 from tools.triage.budget import Budget, GaveUp
-from tools.triage.runs import ModelRuns, log, run_script, script_env
+from tools.triage.runs import ModelRuns, log, run_script, script_env, tail
 
 # repro_level per failure: 4 compares each compiled graph with eager (fp64 reference) and dumps the one that is off;
 # 2 dumps the graph whose compile or run raises; 3 dumps every graph before it runs, so the last one dumped is the
@@ -87,7 +87,7 @@ def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
                             "the smallest failing graph it had reached", launcher)
         raise GaveUp(f"the {budget.limit_s:g} s limit stopped the minifier before it had a failing graph")
     if done.returncode != 0 or not repro.is_file():
-        return Minified(None, 0, False, f"the minifier failed (exit {done.returncode}): {_last_line(done.output_tail)}",
+        return Minified(None, 0, False, f"the minifier failed (exit {done.returncode}): {_last_line(tail(done.log))}",
                         launcher)
     return Minified(repro, fx_nodes(repro, debug), False, "", launcher)
 

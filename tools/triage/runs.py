@@ -15,7 +15,7 @@ from typing import Iterator, Mapping, Sequence
 
 from parity.v1 import results_pb2 as pb
 from suites.common.launcher import LaunchOptions, child_env, run_model
-from suites.common.process_group import run_in_own_group
+from suites.common.process_group import Finished, run_in_own_group
 from suites.common.result_io import FAILURE_TEXT_CHARS
 from tools.triage.budget import Budget, GaveUp
 from tools.triage.target import Target
@@ -81,17 +81,6 @@ class ModelRuns:
         return result
 
 
-@dataclass(frozen=True)
-class ScriptRun:
-    returncode: int | None  # None: killed at the time limit
-    output_tail: str
-    wall_s: float
-
-    @property
-    def timed_out(self) -> bool:
-        return self.returncode is None
-
-
 def script_env(cache: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a model run (the launcher's, with the triage's cache and caching rules) for a script."""
     env = {k: v for k, v in child_env(1).items() if k not in OWNED_VARIABLES}
@@ -99,10 +88,9 @@ def script_env(cache: Path, extra: Mapping[str, str] | None = None) -> dict[str,
             "TRITON_CACHE_DIR": str(cache / "triton"), **(extra or {})}
 
 
-def run_script(argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout_s: float, log_path: Path) -> ScriptRun:
+def run_script(argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout_s: float, log_path: Path) -> Finished:
     """Runs `argv` in `cwd`, output to `log_path`, killed (its whole process group) after `timeout_s`."""
-    finished = run_in_own_group(argv, cwd=cwd, env=env, log=log_path, timeout_s=timeout_s)
-    return ScriptRun(finished.returncode, tail(log_path), finished.wall_s)
+    return run_in_own_group(argv, cwd=cwd, env=env, log=log_path, timeout_s=timeout_s)
 
 
 def tail(path: Path, chars: int = FAILURE_TEXT_CHARS) -> str:

@@ -20,7 +20,6 @@ from tools.store.failures import DIED_STATUSES, last_child_phase
 
 DEFAULT_MODEL_TIMEOUT_S = 2000.0  # the launcher's default, for results that do not record theirs
 RESULT_SUFFIXES = (".pb", ".txtpb")
-TRIAGE_RECORD_SUFFIX = text_form(TRIAGE_SUFFIX)  # <result stem>.triage.txtpb: what a triage writes beside the result
 # Files beside the results that hold other messages (proto/result_files.py names them).
 _OTHER_MESSAGES = {suffix: kind for binary, kind in ((PLAN_SUFFIX, "a run's plan"), (OPINFO_SUFFIX, "an OpInfo result"),
                                                     (TRIAGE_SUFFIX, "a triage record"))

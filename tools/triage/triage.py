@@ -22,7 +22,7 @@ from pathlib import Path
 from google.protobuf import text_format
 
 from parity.v1 import results_pb2 as pb
-from proto.result_files import REPRO_SUFFIX, write_atomically
+from proto.result_files import REPRO_SUFFIX, TRIAGE_TEXT_SUFFIX, write_atomically
 from suites.common.manifest import load_manifest
 from suites.common.provenance import base_provenance
 from suites.common.result_io import FAILURE_TEXT_CHARS
@@ -31,7 +31,7 @@ from tools.triage.budget import Budget, GaveUp
 from tools.triage.memo import Memo
 from tools.triage.minify import Minified, minify, store_repro
 from tools.triage.runs import OWNED_VARIABLES, HarnessError, ModelRuns, log
-from tools.triage.target import TRIAGE_RECORD_SUFFIX, Target, TriageInputError, read_target, same_failure
+from tools.triage.target import Target, TriageInputError, read_target, same_failure
 from tools.triage.verify import verify
 
 DEFAULT_LIMIT_S = 1800.0
@@ -80,7 +80,7 @@ def triage(result_path: Path, limit_s: float = DEFAULT_LIMIT_S, out_dir: Path | 
     for step, seconds in budget.step_wall_s.items():
         record.step_wall_s[step] = seconds
     record.provenance.CopyFrom(_provenance(target, start, record.wall_s))
-    write_atomically(dest / f"{target.stem}{TRIAGE_RECORD_SUFFIX}", text_format.MessageToString(record).encode())
+    write_atomically(dest / f"{target.stem}{TRIAGE_TEXT_SUFFIX}", text_format.MessageToString(record).encode())
     return record
 
 

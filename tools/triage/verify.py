@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.triage.budget import Budget, GaveUp
-from tools.triage.runs import log, run_script, script_env
+from tools.triage.runs import log, run_script, script_env, tail
 
 ACCURACY_ERROR = "AccuracyError"
 FATAL_ERROR = "Fatal Python error"
@@ -33,19 +33,20 @@ def verify(script: Path, status: str, cache: Path, work: Path, budget: Budget, m
     left = budget.left_for("the repro's check")
     timeout_s = min(model_timeout_s, left)
     run = run_script([sys.executable, str(script)], folder, script_env(cache), timeout_s, folder / "repro.log")
+    output_tail = tail(run.log)
     log(f"repro check: {'killed at its time limit' if run.timed_out else f'exit {run.returncode}'} "
         f"in {run.wall_s:.0f} s")
     if run.timed_out:
         if status == "timeout" and timeout_s >= model_timeout_s:
-            return Verdict(True, run.output_tail, f"still running at the model's {model_timeout_s:g} s timeout")
+            return Verdict(True, output_tail, f"still running at the model's {model_timeout_s:g} s timeout")
         raise GaveUp(f"the {budget.limit_s:g} s limit stopped the repro's check")
     code = run.returncode
     assert code is not None
     if status == "fail_accuracy":
-        failed = code != 0 and ACCURACY_ERROR in run.output_tail
+        failed = code != 0 and ACCURACY_ERROR in output_tail
         why = "it raised AccuracyError" if failed else f"it exited {code} without an AccuracyError"
     elif status == "crash":
-        failed = code < 0 or FATAL_ERROR in run.output_tail
+        failed = code < 0 or FATAL_ERROR in output_tail
         why = f"it died (exit {code})" if failed else f"it exited {code} without dying"
     elif status == "fail_to_run":
         failed = code > 0
@@ -53,4 +54,4 @@ def verify(script: Path, status: str, cache: Path, work: Path, budget: Budget, m
     else:  # timeout: it ended before the model's timeout
         failed = False
         why = f"it ended (exit {code}) within the model's {model_timeout_s:g} s timeout"
-    return Verdict(failed, run.output_tail, why)
+    return Verdict(failed, output_tail, why)
