@@ -28,7 +28,8 @@ GEOMEAN_THRESHOLD = 0.95  # the HUD's geomean speedup header threshold
 COMPRESSION_THRESHOLD = 0.90  # the HUD's compression-ratio header threshold
 # Results upstream writes no row for: our own skips, and models a stopped run never finished (plan_progress counts
 # those as missing, so the run shows as incomplete instead of the models as failing).
-NO_ROW = "('skipped', 'stopped')"
+NO_ROW_STATUSES = ("skipped", "stopped")
+NO_ROW = f"({', '.join(repr(s) for s in NO_ROW_STATUSES)})"  # as SQL
 CHANGE_THRESHOLD = 0.05  # a new-vs-base cell is a regression or an improvement past a 5% relative change
 
 
