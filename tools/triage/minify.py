@@ -16,12 +16,12 @@ from __future__ import annotations
 import ast
 import re
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.backends import get_backend
 from proto.result_files import REPRO_SUFFIX, write_atomically
+from tools.triage import settled
 from tools.triage.budget import Budget, GaveUp
 from tools.triage.runs import ModelRuns, log, run_script, script_env, tail
 
@@ -72,7 +72,7 @@ def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
                         launcher)
     cut = work / "minify" / "cut"
     cut.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, str(launcher), "minify"]
+    argv = [*settled.command(runs.target.request), str(launcher), "minify"]
     if status in ("fail_accuracy", "fail_to_run"):
         argv.append("--no-isolate")  # in one process: much faster, and an accuracy query cannot kill it
     timeout_s = budget.left_for("the minifier")

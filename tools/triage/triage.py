@@ -26,6 +26,7 @@ from proto.result_files import REPRO_SUFFIX, TRIAGE_TEXT_SUFFIX, write_atomicall
 from suites.common.manifest import load_manifest
 from suites.common.provenance import base_provenance
 from suites.common.result_io import FAILURE_TEXT_CHARS
+from tools.triage import settled
 from tools.triage.bisect import BisectProgress, Culprit, bisect, seed_cache
 from tools.triage.budget import Budget, GaveUp
 from tools.triage.memo import Memo
@@ -119,7 +120,8 @@ def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Pa
             if minified.partial:
                 raise GaveUp(f"the {budget.limit_s:g} s limit stopped the minifier")
             with budget.step("verify"):
-                verdict = verify(dest / stored.name, target.status, runs.cache, work, budget, target.model_timeout_s)
+                verdict = verify(dest / stored.name, target.status, runs.cache, work, budget, target.model_timeout_s,
+                                 settled.command(target.request))
             record.reproduces = Record.REPRODUCES_YES if verdict.reproduces else Record.REPRODUCES_NO
             record.repro_output_tail = verdict.output_tail
             if not verdict.reproduces:
@@ -216,8 +218,10 @@ def _header(target: Target, record: pb.TriageRecord, minified: Minified) -> str:
     return (f"# Minified repro of {target.result.config.suite}/{target.result.config.model} "
             f"{target.request.mode} {target.request.backend} {target.request.device}: {target.status}{partial}\n"
             f"# made by Parity's triage (tools/triage) from {target.path.name}; the bisector's culprit: {culprit}\n"
-            f"# `python {target.stem}{REPRO_SUFFIX}` exits non-zero while the failure is present. Its inputs are in "
-            f"{target.stem}.repro.inputs/ beside it when saved; without that folder it runs on random inputs.\n")
+            f"# From a Parity checkout, `python {' '.join(settled.command(target.request)[1:])} {target.stem}{REPRO_SUFFIX}` "
+            f"runs it under the accuracy check's settings (deterministic algorithms, no TF32) and exits non-zero while "
+            f"the failure is present; `python {target.stem}{REPRO_SUFFIX}` runs it with torch's defaults. Its inputs "
+            f"are in {target.stem}.repro.inputs/ beside it when saved; without that folder it runs on random inputs.\n")
 
 
 def _provenance(target: Target, start: float, wall_s: float) -> pb.Provenance:

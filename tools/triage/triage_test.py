@@ -24,7 +24,7 @@ from suites.common.manifest import load_manifest
 from suites.common.request import ModelRequest
 from suites.common.result_io import read_result, write_result
 from tools.dashboard.signatures import signature
-from tools.triage import planted_fault, probe
+from tools.triage import planted_fault, probe, settled
 from tools.triage.__main__ import main
 from tools.triage.memo import Memo
 from tools.triage.runs import NO_GRAPH_CACHES, environment, on_sys_path
@@ -114,6 +114,7 @@ def test_the_planted_lowering_is_named_and_its_repro_fails_only_with_the_fault(p
     assert set(record.step_wall_s) == {"reproduce", "bisect", "minify", "verify"}
     assert record.wall_s < record.limit_s and record.provenance.torch_version
     assert "inductor / lowerings / bisect number" in done.stdout and "reproduces standalone" in done.stdout
+    assert "python -m tools.triage.settled --suite selftest --model tanh_mlp --device cpu" in text  # how to rerun it
     # Without the plugin the same stored script passes in a fresh interpreter (with an empty cache of its own).
     clean = subprocess.run([sys.executable, str(repro)], cwd=tmp_path,
                            env=_env(TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "clean-cache")),
@@ -203,3 +204,18 @@ def test_a_work_folder_of_another_triage_is_refused(tmp_path: Path) -> None:
     (tmp_path / "memo.json").write_text("{not json")
     with pytest.raises(TriageInputError, match="is not a triage's memo"):
         Memo.open(tmp_path, "result-a", "2.14.1")
+
+
+def test_settled_runs_a_script_under_the_accuracy_checks_settings(tmp_path: Path) -> None:
+    """The minifier and the repro's check run as the model's check ran: deterministic algorithms on, TF32 off."""
+    script = tmp_path / "show.py"
+    script.write_text("import sys, torch\n"
+                      "print(__name__, torch.are_deterministic_algorithms_enabled(),\n"
+                      "      torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.deterministic, sys.argv[1:])\n")
+    tf32_on = {"TORCH_ALLOW_TF32_CUBLAS_OVERRIDE": "1"}  # torch's own switch: TF32 matmul on by default
+    torch_defaults = subprocess.run([sys.executable, str(script), "minify"], env=_env(**tf32_on),
+                                    capture_output=True, text=True, timeout=120)
+    assert torch_defaults.stdout.strip() == "__main__ False True False ['minify']", torch_defaults.stderr
+    settled_run = subprocess.run([*settled.command(_request("tanh_mlp")), str(script), "minify", "--no-isolate"],
+                                 env=_env(**tf32_on), capture_output=True, text=True, timeout=120)
+    assert settled_run.stdout.strip() == "__main__ True False False ['minify', '--no-isolate']", settled_run.stderr

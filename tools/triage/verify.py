@@ -1,7 +1,8 @@
-"""Checks that the stored repro fails on its own: `python <stem>.repro.py` in a fresh interpreter, with the
+"""Checks that the stored repro fails on its own: the stored `<stem>.repro.py` in a fresh interpreter, with the
 environment the model ran in, must fail as the model did.
 
-A minified repro's default command (`run`) compiles its graph with Inductor and runs it; an accuracy repro then
+It runs under the accuracy check's settings (settled.py), as the model's check did. A minified repro's default
+command (`run`) compiles its graph with Inductor and runs it; an accuracy repro then
 compares it with eager (fp64 reference) and raises AccuracyError when it is off. So: fail_accuracy reproduces when the
 script raises AccuracyError; fail_to_run when it exits with an error; crash when it dies from a signal (or Python's
 fatal-error handler); timeout when it is still running at the model's own timeout.
@@ -9,7 +10,6 @@ fatal-error handler); timeout when it is still running at the model's own timeou
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,12 +27,14 @@ class Verdict:
     why: str
 
 
-def verify(script: Path, status: str, cache: Path, work: Path, budget: Budget, model_timeout_s: float) -> Verdict:
+def verify(script: Path, status: str, cache: Path, work: Path, budget: Budget, model_timeout_s: float,
+           runner: list[str]) -> Verdict:
+    """runner: the argv prefix the script runs under (settled.command: the accuracy check's settings)."""
     folder = work / "verify"
     folder.mkdir(parents=True, exist_ok=True)
     left = budget.left_for("the repro's check")
     timeout_s = min(model_timeout_s, left)
-    run = run_script([sys.executable, str(script)], folder, script_env(cache), timeout_s, folder / "repro.log")
+    run = run_script([*runner, str(script)], folder, script_env(cache), timeout_s, folder / "repro.log")
     output_tail = tail(run.log)
     log(f"repro check: {'killed at its time limit' if run.timed_out else f'exit {run.returncode}'} "
         f"in {run.wall_s:.0f} s")
