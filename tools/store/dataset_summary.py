@@ -30,7 +30,7 @@ from parity.v1 import results_pb2 as pb  # noqa: E402
 from suites.common.device_busy import MATRIX_SUFFIX, totals  # noqa: E402
 from suites.common.uncertainty import CONFIDENCE, RESAMPLES, SEED, Interval  # noqa: E402
 from tools.store.db import load_results  # noqa: E402
-from tools.store.hud import NO_ROW_STATUSES, Record, SummaryRow, one_per_model, passes, summarize_records  # noqa: E402
+from tools.store.hud import NO_ROW_STATUSES, Record, SummaryRow, summarize_records  # noqa: E402
 from tools.store.names import DTYPE_NAMES, MODE_NAMES  # noqa: E402
 from tools.store.references import REPO, reference_datasets  # noqa: E402
 
@@ -79,32 +79,29 @@ def _samples(result: pb.ModelResult) -> Pairs | None:
     return np.asarray(timing.eager_s), np.asarray(timing.compiled_s)
 
 
-def _group_line(row: SummaryRow, per_model: dict[str, list[pb.ModelResult]]) -> str:
+def _group_line(row: SummaryRow, samples: dict[tuple[str, ...], Pairs]) -> str:
     rate = f"pass {row.pass_rate:.0%}, {row.passed}/{row.total}"
     if row.accuracy_only:
         return f"{rate} (accuracy only: no speed figures)"
-    passing = [results for results in per_model.values()
-               if (r := one_per_model([_record(x) for x in results])) and passes(row.compiler, r.status, r.speedup)]
-    sampled = [pairs for results in passing
-               if (pairs := next((s for x in results if (s := _samples(x)) is not None), None)) is not None]
+    sampled = [samples[key] for model in row.passing_models if (key := (*_group(row), model)) in samples]
     line = f"{rate}; geomean speedup {row.geomean_speedup:.2f}x (the HUD's: each model's first 30 pairs)"
     if not sampled:
         return line + " (no interval: these results keep no timing samples)"
     spread = geomean_interval(sampled)
     return (line + f", over every sample {spread.point:.2f}x, {CONFIDENCE:.0%} interval {spread.low:.2f}-"
-            f"{spread.high:.2f}x ({len(sampled)} of {len(passing)} passing models keep their samples)")
+            f"{spread.high:.2f}x ({len(sampled)} of {row.passed} passing models keep their samples)")
 
 
 def summarize_dataset(folder: Path) -> list[str]:
-    results = [item.result for item in load_results([folder]) if isinstance(item.result, pb.ModelResult)]
-    groups: dict[tuple[str, ...], dict[str, list[pb.ModelResult]]] = {}
-    for result in results:
-        if result.community_status not in NO_ROW_STATUSES:
-            groups.setdefault(_group(_record(result)), {}).setdefault(result.config.model, []).append(result)
-    lines = []
-    for row in summarize_records(_record(r) for per_model in groups.values() for rs in per_model.values() for r in rs):
-        lines.append(f"{row.suite} {row.mode} {row.dtype} {row.compiler} on {row.device_name or row.device}: "
-                     f"{_group_line(row, groups[_group(row)])}")
+    results = [item.result for item in load_results([folder])
+               if isinstance(item.result, pb.ModelResult) and item.result.community_status not in NO_ROW_STATUSES]
+    records = [_record(r) for r in results]
+    samples: dict[tuple[str, ...], Pairs] = {}  # (group, model): the first of the model's results that keeps them
+    for result, record in zip(results, records):
+        if (pairs := _samples(result)) is not None:
+            samples.setdefault((*_group(record), record.model), pairs)
+    lines = [f"{row.suite} {row.mode} {row.dtype} {row.compiler} on {row.device_name or row.device}: "
+             f"{_group_line(row, samples)}" for row in summarize_records(records)]
     runs = sorted(path.name.removesuffix(MATRIX_SUFFIX) for path in folder.glob(f"*{MATRIX_SUFFIX}"))
     for run_id in runs:
         call = totals(folder, run_id)

@@ -48,6 +48,7 @@ class SummaryRow:
     device_name: str = ""
     accuracy_only: bool = False  # no performance was measured: the pass rate is the accuracy check's alone
     performance_only: bool = False  # no accuracy was checked: the pass rate counts the models that ran
+    passing_models: tuple[str, ...] = ()  # the `passed` models, by name
 
     @property
     def pass_rate(self) -> float:
@@ -110,7 +111,8 @@ def summarize_records(records: Iterable[Record]) -> list[SummaryRow]:
             mean_compile_s=sum(compiles) / len(compiles) if compiles else 0.0,
             mean_compression=sum(compressions) / len(compressions) if compressions else 0.0,
             device_name=device_name, accuracy_only=accuracy_only,
-            performance_only=all(r.performance_only for r in group)))
+            performance_only=all(r.performance_only for r in group),
+            passing_models=tuple(sorted(r.model for r in passing))))
     return summary
 
 

@@ -21,9 +21,10 @@ from pathlib import Path
 
 from compiler.backends import get_backend
 from proto.result_files import REPRO_SUFFIX, write_atomically
+from suites.common.process_group import run_in_own_group
 from tools.triage import settled
 from tools.triage.budget import Budget, GaveUp
-from tools.triage.runs import ModelRuns, log, run_script, script_env, tail
+from tools.triage.runs import ModelRuns, log, script_env, tail
 
 # repro_level per failure: 4 compares each compiled graph with eager (fp64 reference) and dumps the one that is off;
 # 2 dumps the graph whose compile or run raises; 3 dumps every graph before it runs, so the last one dumped is the
@@ -76,8 +77,8 @@ def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
     if status in ("fail_accuracy", "fail_to_run"):
         argv.append("--no-isolate")  # in one process: much faster, and an accuracy query cannot kill it
     timeout_s = budget.left_for("the minifier")
-    done = run_script(argv, cut, script_env(runs.cache, {"TORCH_COMPILE_DEBUG_DIR": str(debug)}), timeout_s,
-                      work / "minify" / "minifier.log")
+    done = run_in_own_group(argv, cwd=cut, env=script_env(runs.cache, {"TORCH_COMPILE_DEBUG_DIR": str(debug)}),
+                            log=work / "minify" / "minifier.log", timeout_s=timeout_s)
     repro = cut / "repro.py"
     log(f"minifier: {'stopped at the limit' if done.timed_out else f'exit {done.returncode}'} "
         f"in {done.wall_s:.0f} s")

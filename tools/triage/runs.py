@@ -11,11 +11,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Iterator, Mapping
 
 from parity.v1 import results_pb2 as pb
 from suites.common.launcher import LaunchOptions, child_env, run_model
-from suites.common.process_group import Finished, run_in_own_group
 from suites.common.result_io import FAILURE_TEXT_CHARS
 from tools.triage.budget import Budget, GaveUp
 from tools.triage.target import Target
@@ -86,11 +85,6 @@ def script_env(cache: Path, extra: Mapping[str, str] | None = None) -> dict[str,
     env = {k: v for k, v in child_env(1).items() if k not in OWNED_VARIABLES}
     return {**env, **NO_GRAPH_CACHES, "TORCHINDUCTOR_CACHE_DIR": str(cache),
             "TRITON_CACHE_DIR": str(cache / "triton"), **(extra or {})}
-
-
-def run_script(argv: Sequence[str], cwd: Path, env: Mapping[str, str], timeout_s: float, log_path: Path) -> Finished:
-    """Runs `argv` in `cwd`, output to `log_path`, killed (its whole process group) after `timeout_s`."""
-    return run_in_own_group(argv, cwd=cwd, env=env, log=log_path, timeout_s=timeout_s)
 
 
 def tail(path: Path, chars: int = FAILURE_TEXT_CHARS) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from suites.common.process_group import run_in_own_group
 from tools.triage.budget import Budget, GaveUp
-from tools.triage.runs import log, run_script, script_env, tail
+from tools.triage.runs import log, script_env, tail
 
 ACCURACY_ERROR = "AccuracyError"
 FATAL_ERROR = "Fatal Python error"
@@ -34,7 +35,8 @@ def verify(script: Path, status: str, cache: Path, work: Path, budget: Budget, m
     folder.mkdir(parents=True, exist_ok=True)
     left = budget.left_for("the repro's check")
     timeout_s = min(model_timeout_s, left)
-    run = run_script([*runner, str(script)], folder, script_env(cache), timeout_s, folder / "repro.log")
+    run = run_in_own_group([*runner, str(script)], cwd=folder, env=script_env(cache), log=folder / "repro.log",
+                           timeout_s=timeout_s)
     output_tail = tail(run.log)
     log(f"repro check: {'killed at its time limit' if run.timed_out else f'exit {run.returncode}'} "
         f"in {run.wall_s:.0f} s")
