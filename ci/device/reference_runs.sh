@@ -59,8 +59,15 @@ section="${1:?usage: reference_runs.sh SECTION (see the header)}"
 out="${OUT:?set OUT to the folder results go to}/$section"
 mkdir -p "$out"
 # Packed on any exit, so a section stopped by an outer `timeout` still brings back what it finished.
-# Without the triages' compile caches and bisector folders (kernels: large, and rebuilt where they are needed).
-trap 'tar -C "$OUT" -czf "$OUT/$section.tgz" --exclude="$section/work/*/bisect" "$section"' EXIT
+# Without the triages' compile caches and bisector folders (kernels: large, and rebuilt where they are needed) and the
+# tensors their minifier folders save (a model's activations: over the 16 MiB a file may bring back); the inputs of
+# the stored repros come in a pack of their own, so that a large one leaves the rest to come back.
+pack() {
+  tar -C "$OUT" -czf "$OUT/$section.tgz" --exclude="$section/work/*/bisect" --exclude="$section/work/*/storages" \
+    --exclude="$section/*.repro.inputs" "$section"
+  (cd "$OUT" && compgen -G "$section/*.repro.inputs" >/dev/null && tar -czf "$section-repro-inputs.tgz" "$section"/*.repro.inputs)
+}
+trap pack EXIT
 # Always an argument: a bare `source` would hand install_wheels.sh this script's own arguments as $1.
 if [[ ${2:-} == torchbench ]]; then  # a section that takes SUITE first: TorchBench's wheels and carried checkout
   export PARITY_TORCHBENCH_DIR=$PWD/.torchbench

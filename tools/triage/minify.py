@@ -31,6 +31,11 @@ from tools.triage.runs import ModelRuns, log, script_env, tail
 # one that was running when the process died or hung.
 REPRO_LEVELS = {"fail_accuracy": 4, "fail_to_run": 2, "crash": 3, "timeout": 3}
 LAUNCHER = "minifier_launcher.py"
+# The launcher's accuracy tester ignores outputs that are not floating point; the dump run's own check must judge
+# the same way, or it can dump a graph that differs only there (in AMP training, likely a forward graph's saved
+# boolean masks, such as ReLU's `x <= 0`, which flip where Inductor's fp32 intermediates round differently), which the
+# launcher then passes: "Input graph did not fail the tester", as all three GPU minifications said at cafb9dc.
+_SAME_TESTER = {"TORCHDYNAMO_REPRO_IGNORE_NON_FP": "1"}
 _SAVE_DIR = re.compile(r"save_dir=(['\"])(.*?)\1")
 _COMMAND = re.compile(r"command=(['\"])minify\1")
 _STORAGE = re.compile(r"reader\.storage\((['\"])([0-9a-fA-F]+)\1")
@@ -59,7 +64,7 @@ def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
     level = REPRO_LEVELS[status]
     debug = work / "minify" / "debug"
     env = {"TORCHDYNAMO_REPRO_AFTER": "aot", "TORCHDYNAMO_REPRO_LEVEL": str(level),
-           "TORCH_COMPILE_DEBUG_DIR": str(debug)}
+           "TORCH_COMPILE_DEBUG_DIR": str(debug), **_SAME_TESTER}
     runs.run(f"minifier dump (repro_level {level})", env)
     launchers = sorted(debug.rglob(LAUNCHER), key=lambda p: p.stat().st_mtime)
     if not launchers:
