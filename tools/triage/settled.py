@@ -4,8 +4,8 @@
 
 The model's process found its failing graph inside the check's settings: deterministic algorithms, no TF32, cuDNN
 determinism (suites/common/settings.py and the device's determinism()). `python SCRIPT` runs with torch's defaults
-instead, where a graph near its tolerance may pass ("Input graph did not fail the tester"). So the minifier's process
-and the repro's check run under this, with the harness's own context managers and the manifest entry's switches.
+instead, where a graph near its tolerance may be judged differently. So the minifier's process and the repro's check
+run under this, with the harness's own context managers and the manifest entry's switches.
 """
 
 from __future__ import annotations
