@@ -8,7 +8,10 @@ way, and leaves the smallest one that still fails as `repro.py` in its working f
 `checkpoints/<FX nodes>.py`).
 
 A model whose failure needs more than one graph (no single compiled graph fails the check on its own) leaves no
-launcher: then there is no repro, and the triage says so.
+launcher: then there is no repro, and the triage says so. So does a culprit before the graphs the minifier sees: a
+decomposition is already applied in the graph it runs both ways, so the per-graph check cannot tell it apart. The
+check one level up (`repro_after="dynamo"`) would see it, but in torch 2.14 it cannot run a graph Inductor compiled
+(its boxed call hands the compiled forward one argument: "not enough values to unpack"), so it skips every graph.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.backends import get_backend
+from parity.v1 import results_pb2 as pb
 from proto.result_files import REPRO_SUFFIX, write_atomically
 from suites.common.process_group import run_in_own_group
 from tools.triage import settled
@@ -65,10 +69,10 @@ def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
     debug = work / "minify" / "debug"
     env = {"TORCHDYNAMO_REPRO_AFTER": "aot", "TORCHDYNAMO_REPRO_LEVEL": str(level),
            "TORCH_COMPILE_DEBUG_DIR": str(debug), **_SAME_TESTER}
-    runs.run(f"minifier dump (repro_level {level})", env)
+    dumped = runs.run(f"minifier dump (repro_level {level})", env)
     launchers = sorted(debug.rglob(LAUNCHER), key=lambda p: p.stat().st_mtime)
     if not launchers:
-        return Minified(None, 0, False, _no_launcher(status, level))
+        return Minified(None, 0, False, no_launcher(status, level, dumped))
     launcher = launchers[-1]
     if status == "timeout":  # each of the minifier's queries would hang as the model did: nothing to cut with
         uncut = work / "minify" / "uncut.py"
@@ -98,7 +102,13 @@ def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
     return Minified(repro, fx_nodes(repro, debug), False, "", launcher)
 
 
-def _no_launcher(status: str, level: int) -> str:
+def no_launcher(status: str, level: int, dumped: pb.ModelResult) -> str:
+    """Why the dump run left nothing to minify: its own check broke off, or no single graph showed the failure."""
+    if dumped.community_status != status:
+        error = dumped.failure.message or _last_line(dumped.failure.log_tail)
+        failure = f"{dumped.failure.exception_type}: {error}" if dumped.failure.exception_type else error
+        return (f"the model run with repro_level {level} ended in {dumped.community_status}, not {status}, and wrote "
+                f"no minifier launcher ({_last_line(failure)}), so the minifier had nothing to cut; no repro was made")
     if status == "fail_accuracy":
         return ("no single compiled graph fails the accuracy check on its own (repro_level 4 compared each one "
                 "with eager and wrote no minifier launcher), so the minifier had nothing to cut; no repro was made")
