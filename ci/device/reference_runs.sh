@@ -3,7 +3,7 @@
 # fits the machine's 10-minute command limit. Results go to $OUT/<section>/; PARITY_COMMIT fills the
 # commit fields (the machine's copy of the tree has no .git).
 # Carry .gen (the generated protobuf code: the machine has no grpcio-tools) with every call, and .whl and
-# .torchbench for the TorchBench sections.
+# .torchbench for the TorchBench sections (ci/device/fetch_wheels.sh fills .whl/torchbench/).
 #   timm-a, timm-b       TIMM BF16 inference, 9 models each, cold start, one at a time
 #   checks               accuracy-only work side by side: the OpInfo suite (fp32, first sample, 14 shards),
 #                        hf_Bert, FlexAttention on CUDA, the forced-fallback check
