@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import re
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,7 +70,9 @@ def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
     debug = work / "minify" / "debug"
     env = {"TORCHDYNAMO_REPRO_AFTER": "aot", "TORCHDYNAMO_REPRO_LEVEL": str(level),
            "TORCH_COMPILE_DEBUG_DIR": str(debug), **_SAME_TESTER}
+    started = time.monotonic()
     dumped = runs.run(f"minifier dump (repro_level {level})", env)
+    dump_s = time.monotonic() - started
     launchers = sorted(debug.rglob(LAUNCHER), key=lambda p: p.stat().st_mtime)
     if not launchers:
         return Minified(None, 0, False, no_launcher(status, level, dumped))
@@ -85,7 +88,10 @@ def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
     argv = [*settled.command(runs.target.request), str(launcher), "minify"]
     if status in ("fail_accuracy", "fail_to_run"):
         argv.append("--no-isolate")  # in one process: much faster, and an accuracy query cannot kill it
-    timeout_s = budget.left_for("the minifier")
+    # The repro's check is left about as long as the dump run took (it compiles and runs one of the model's graphs), or
+    # half the time when that is more: a repro that the limit cut short is still checked.
+    left = budget.left_for("the minifier")
+    timeout_s = max(left - dump_s, left / 2)
     done = run_in_own_group(argv, cwd=cut, env=script_env(runs.cache, {"TORCH_COMPILE_DEBUG_DIR": str(debug)}),
                             log=work / "minify" / "minifier.log", timeout_s=timeout_s)
     repro = cut / "repro.py"

@@ -5,7 +5,8 @@ Steps, each in fresh subprocesses and all under one time limit (budget.py):
              ends there (OUTCOME_NOT_REPRODUCED): nothing it found would be about this failure.
   bisect     torch's compiler bisector, one model run per test (bisect.py).
   minify     the Dynamo/AOT minifier (minify.py); the repro is stored as <stem>.repro.py beside the result.
-  verify     the stored repro runs in a fresh interpreter and must fail as the model did (verify.py).
+  verify     the stored repro runs in a fresh interpreter and must fail as the model did (verify.py); a repro the
+             limit cut short is checked too, before the triage gives up.
 The limit reached in any step ends the triage with OUTCOME_GAVE_UP and what each step had reached.
 """
 
@@ -117,15 +118,15 @@ def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Pa
             record.repro_nodes = minified.nodes
             if minified.note:
                 notes.append(f"minify: {minified.note}")
-            if minified.partial:
-                raise GaveUp(f"the {budget.limit_s:g} s limit stopped the minifier")
-            with budget.step("verify"):
+            with budget.step("verify"):  # a partial repro too: uncut, it may still be what a bug report needs
                 verdict = verify(dest / stored.name, target.status, runs.cache, work, budget, target.model_timeout_s,
                                  settled.command(target.request))
             record.reproduces = Record.REPRODUCES_YES if verdict.reproduces else Record.REPRODUCES_NO
             record.repro_output_tail = verdict.output_tail
             if not verdict.reproduces:
                 notes.append(f"verify: the stored repro did not fail as the model did ({verdict.why})")
+            if minified.partial:
+                raise GaveUp(f"the {budget.limit_s:g} s limit stopped the minifier")
         record.outcome = Record.OUTCOME_DONE
     except GaveUp as stop:
         record.outcome = Record.OUTCOME_GAVE_UP
