@@ -11,7 +11,7 @@ A model whose failure needs more than one graph (no single compiled graph fails 
 launcher: then there is no repro, and the triage says so. So does a culprit before the graphs the minifier sees: a
 decomposition is already applied in the graph it runs both ways, so the per-graph check cannot tell it apart. The
 check one level up (`repro_after="dynamo"`) would see it, but in torch 2.14 it cannot run a graph Inductor compiled
-(its boxed call hands the compiled forward one argument: "not enough values to unpack"), so it skips every graph.
+(the compiled forward gets one argument: "not enough values to unpack"), so it skips every graph.
 """
 
 from __future__ import annotations
