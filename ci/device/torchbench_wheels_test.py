@@ -30,8 +30,7 @@ def pinned() -> dict[str, str]:
 
 def test_every_package_a_model_needs_is_pinned() -> None:
     pins = pinned()
-    models = load_manifest("torchbench").models
-    needed = {normalized(package): entry.name for entry in (models.values() if isinstance(models, dict) else models)
+    needed = {normalized(package): entry.name for entry in load_manifest("torchbench").models.values()
               for package in entry.build.get("packages", ())}
     assert needed, "the manifest names no packages: this test would check nothing"
     missing = {package: model for package, model in needed.items() if package not in pins}

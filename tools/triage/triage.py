@@ -118,7 +118,7 @@ def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Pa
             record.repro_nodes = minified.nodes
             if minified.note:
                 notes.append(f"minify: {minified.note}")
-            with budget.step("verify"):  # a partial repro too: uncut, it may still be what a bug report needs
+            with budget.step("verify"):  # a partial repro too: larger than it could be, it may still reproduce
                 verdict = verify(dest / stored.name, target.status, runs.cache, work, budget, target.model_timeout_s,
                                  settled.command(target.request))
             record.reproduces = Record.REPRODUCES_YES if verdict.reproduces else Record.REPRODUCES_NO
