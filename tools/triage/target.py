@@ -2,8 +2,9 @@
 
 The model runs again as the result ran it (suite, model, mode, backend, device, smoke or full, the batch size its
 accuracy was checked at, its Inductor overrides), through the harness's own launcher and child process, but with
-`--plan accuracy`: the accuracy check alone, no timing. Whether a run "fails the same way" is decided by its
-classified status (and, for fail_to_run, the exception type), never by reading logs.
+`--plan accuracy`: the accuracy check alone, no timing, unless the failure came while timing (`rerun_plan`).
+Whether a run "fails the same way" is decided by its classified status (and, for fail_to_run, the exception type),
+never by reading logs.
 """
 
 from __future__ import annotations
@@ -74,13 +75,29 @@ def read_target(path: Path) -> Target:
     if config.mode not in MODE_NAMES:
         raise TriageInputError(f"{path}: its config names no mode (training or inference), so its run cannot be "
                                "repeated")
+    plan = rerun_plan(result)
     request = ModelRequest(
         suite=config.suite, model=config.model, mode=MODE_NAMES[config.mode], backend=config.backend,
         device=config.device, smoke=config.smoke,
-        # The batch size its accuracy was checked at (a performance-only result checked none: its run's size).
-        batch_size=config.accuracy_batch_size or config.batch_size,
-        plan="accuracy", run_id="triage", inductor_config=config.inductor_overrides)
+        # The batch size its accuracy was checked at (a performance-only result checked none: its run's size); a
+        # rerun with timing times at the size the result timed at.
+        batch_size=(config.accuracy_batch_size if plan == "accuracy" else 0) or config.batch_size,
+        plan=plan, run_id="triage", inductor_config=config.inductor_overrides,
+        timing_cap_s=0.0)  # timing, where it runs, is there to reach the failure: one round of pairs is enough
     return Target(path, result, request, config.timeout_s or DEFAULT_MODEL_TIMEOUT_S)
+
+
+def rerun_plan(result: pb.ModelResult) -> str:
+    """The accuracy check alone, unless the failure struck, or may have struck, while timing (which runs before the
+    check, and which the accuracy plan skips): a failure in the timing phase, or a crash or timeout whose child
+    began the performance or analysis phase last, runs again with timing alone; a crash or timeout whose child named
+    no phase (results from before the launcher recorded one) runs again as it ran, timing and then the check."""
+    if result.failure.phase == pb.PHASE_TIMING:
+        return "performance"
+    if result.community_status in DIED_STATUSES and result.failure.phase == pb.PHASE_CHILD_PROCESS:
+        phase = last_child_phase(result)
+        return "performance" if phase in ("performance", "analysis") else "both" if not phase else "accuracy"
+    return "accuracy"
 
 
 def _refusal(result: pb.ModelResult) -> str:

@@ -100,7 +100,7 @@ def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Pa
         memo.keep_reproduced(first)
         if not same_failure(target.result, first):
             record.outcome = Record.OUTCOME_NOT_REPRODUCED
-            notes.append(f"reproduce: the accuracy check ran again as the result ran it (plan accuracy) and gave "
+            notes.append(f"reproduce: the model ran again as the result ran it (plan {target.request.plan}) and gave "
                          f"{_described(first)}, not {_described(target.result)}; nothing was bisected or minified")
             return
         with budget.step("bisect"):

@@ -169,12 +169,14 @@ def test_bad_input_is_refused_with_what_to_give(tmp_path: Path, capsys: pytest.C
     assert not list(tmp_path.glob("*.triage.txtpb"))
 
 
-def _stored(tmp_path: Path, status: str, phase: int, message: str = "") -> Path:
-    result = pb.ModelResult(result_id="r1", community_status=status, failure=pb.Failure(phase=phase, message=message),
+def _stored(tmp_path: Path, status: str, phase: int, message: str = "", batch_size: int = 4,
+            log_tail: str = "") -> Path:
+    failure = pb.Failure(phase=phase, message=message, log_tail=log_tail)
+    result = pb.ModelResult(result_id="r1", community_status=status, failure=failure,
                             config=pb.RunConfig(suite="selftest", model="tanh_mlp", mode=pb.MODE_INFERENCE,
-                                                backend="inductor", device="cpu", smoke=True, batch_size=4,
+                                                backend="inductor", device="cpu", smoke=True, batch_size=batch_size,
                                                 accuracy_batch_size=4, timeout_s=300))
-    return write_result(result, tmp_path, f"{status}-{phase}")
+    return write_result(result, tmp_path, f"{status}-{phase}-{batch_size}-{bool(message)}")
 
 
 def test_a_crash_or_timeout_is_triaged_once_compiled_code_ran(tmp_path: Path) -> None:
@@ -182,6 +184,12 @@ def test_a_crash_or_timeout_is_triaged_once_compiled_code_ran(tmp_path: Path) ->
     compiled = _stored(tmp_path, "crash", pb.PHASE_CHILD_PROCESS, died.format("compiled_check"))
     target = read_target(compiled)
     assert (target.request.plan, target.request.batch_size, target.model_timeout_s) == ("accuracy", 4, 300)
+    # A failure while timing runs again with timing, at the size it timed at; one whose phase is unknown, as it ran.
+    timed = read_target(_stored(tmp_path, "crash", pb.PHASE_CHILD_PROCESS, died.format("performance"), batch_size=8))
+    assert (timed.request.plan, timed.request.batch_size, timed.request.timing_cap_s) == ("performance", 8, 0.0)
+    unknown = _stored(tmp_path, "timeout", pb.PHASE_CHILD_PROCESS, "child killed", log_tail="torch/_inductor/x.py")
+    assert read_target(unknown).request.plan == "both"
+    assert read_target(_stored(tmp_path, "fail_to_run", pb.PHASE_TIMING)).request.plan == "performance"
     assert read_target(_stored(tmp_path, "timeout", pb.PHASE_COMPILE)).status == "timeout"
     with pytest.raises(TriageInputError, match="before compilation began .* eager_runs"):
         read_target(_stored(tmp_path, "crash", pb.PHASE_CHILD_PROCESS, died.format("eager_runs")))
