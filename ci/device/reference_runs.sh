@@ -55,6 +55,11 @@
 # $OUT/<section>.tgz, even when the section is cut short: the machine returns only a few loose files.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# A pinned tree (ci/device/pin_tree.sh) names its own commit; another one in PARITY_COMMIT would mislabel every result.
+if [[ -f COMMIT ]]; then
+  [[ ${PARITY_COMMIT:-} && ${PARITY_COMMIT:0:7} != "$(<COMMIT)" ]] && { echo "PARITY_COMMIT=$PARITY_COMMIT, but this tree is pinned at $(<COMMIT): unset it" >&2; exit 2; }
+  export PARITY_COMMIT=$(<COMMIT)
+fi
 section="${1:?usage: reference_runs.sh SECTION (see the header)}"
 out="${OUT:?set OUT to the folder results go to}/$section"
 mkdir -p "$out"

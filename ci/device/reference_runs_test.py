@@ -108,3 +108,13 @@ def test_bad_arguments_say_what_is_wanted_and_still_pack(tmp_path: Path, args: t
     result = run(tmp_path, *args)
     assert result.returncode != 0 and message in result.stderr
     assert (tmp_path / f"out/{args[0]}.tgz").is_file()
+
+
+def test_a_pinned_tree_labels_its_results_with_its_own_commit(tmp_path: Path) -> None:
+    """A tree made by pin_tree.sh names its commit in COMMIT; a PARITY_COMMIT that says otherwise is refused."""
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree/COMMIT").write_text("1234567\n")
+    line = suites_run_line(run(tmp_path, "accuracy", "timm", "inference", PARITY_COMMIT=""))
+    assert "-1234567 " in line
+    refused = run(tmp_path, "accuracy", "timm", "inference")
+    assert refused.returncode == 2 and "pinned at 1234567: unset it" in refused.stderr
