@@ -9,6 +9,7 @@ never by reading logs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from suites.common.result_io import ResultFileError, read_result
 from tools.dashboard.signatures import is_compiled_side, is_failure, signature
 from tools.store.failures import DIED_STATUSES, last_child_phase
 
+# A child that died naming no phase (results from before the launcher recorded one) can still show it was timing:
+# faulthandler's stack in its log tail passes through the harness's timing step.
+_TIMING_FRAME = re.compile(r'suites/common/model_run\.py", line \d+ in _performance\b')
 DEFAULT_MODEL_TIMEOUT_S = 2000.0  # the launcher's default, for results that do not record theirs
 RESULT_SUFFIXES = (".pb", ".txtpb")
 # Files beside the results that hold other messages (proto/result_files.py names them).
@@ -90,12 +94,13 @@ def read_target(path: Path) -> Target:
 def rerun_plan(result: pb.ModelResult) -> str:
     """The accuracy check alone, unless the failure struck, or may have struck, while timing (which runs before the
     check, and which the accuracy plan skips): a failure in the timing phase, or a crash or timeout whose child
-    began the performance or analysis phase last, runs again with timing alone; a crash or timeout whose child named
-    no phase (results from before the launcher recorded one) runs again as it ran, timing and then the check."""
+    began the performance or analysis phase last (or whose stack shows it timing), runs again with timing alone; a
+    crash or timeout whose child named no phase (results from before the launcher recorded one) runs again as it
+    ran, timing and then the check."""
     if result.failure.phase == pb.PHASE_TIMING:
         return "performance"
     if result.community_status in DIED_STATUSES and result.failure.phase == pb.PHASE_CHILD_PROCESS:
-        phase = last_child_phase(result)
+        phase = last_child_phase(result) or ("performance" if _TIMING_FRAME.search(result.failure.log_tail) else "")
         return "performance" if phase in ("performance", "analysis") else "both" if not phase else "accuracy"
     return "accuracy"
 

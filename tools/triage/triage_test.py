@@ -189,6 +189,9 @@ def test_a_crash_or_timeout_is_triaged_once_compiled_code_ran(tmp_path: Path) ->
     assert (timed.request.plan, timed.request.batch_size, timed.request.timing_cap_s) == ("performance", 8, 0.0)
     unknown = _stored(tmp_path, "timeout", pb.PHASE_CHILD_PROCESS, "child killed", log_tail="torch/_inductor/x.py")
     assert read_target(unknown).request.plan == "both"
+    stack = 'File "/w/suites/common/model_run.py", line 313 in _performance\n  File "/w/torch/_inductor/output_code.py"'
+    timing = _stored(tmp_path, "crash", pb.PHASE_CHILD_PROCESS, "child killed by SIGSEGV", log_tail=stack)
+    assert read_target(timing).request.plan == "performance"
     assert read_target(_stored(tmp_path, "fail_to_run", pb.PHASE_TIMING)).request.plan == "performance"
     assert read_target(_stored(tmp_path, "timeout", pb.PHASE_COMPILE)).status == "timeout"
     with pytest.raises(TriageInputError, match="before compilation began .* eager_runs"):
