@@ -1,17 +1,18 @@
 """Cuts the failure down to a standalone script with the Dynamo/AOT minifier.
 
-Two subprocesses. First the model runs once more with `torch._dynamo.config.repro_after = "aot"` (TORCHDYNAMO_REPRO_AFTER)
+Two subprocesses. First the model runs once more with `torch._dynamo.config.repro_after` (TORCHDYNAMO_REPRO_AFTER)
 and a `repro_level` (TORCHDYNAMO_REPRO_LEVEL) that suits the failure, and a debug folder of the triage's own
-(TORCH_COMPILE_DEBUG_DIR): Inductor's compile of each AOT graph is wrapped, and the graph that fails is written as
-`minifier_launcher.py`. Then that launcher's `minify` command cuts the graph down, checking each smaller graph the same
+(TORCH_COMPILE_DEBUG_DIR): Inductor's compile of each AOT graph ("aot"), or the backend's compile of each graph
+Dynamo captured ("dynamo"), is wrapped, and the graph that fails is written as `minifier_launcher.py`. Then that launcher's `minify` command cuts the graph down, checking each smaller graph the same
 way, and leaves the smallest one that still fails as `repro.py` in its working folder (and as
 `checkpoints/<FX nodes>.py`).
 
-A model whose failure needs more than one graph (no single compiled graph fails the check on its own) leaves no
-launcher: then there is no repro, and the triage says so. So does a culprit before the graphs the minifier sees: a
-decomposition is already applied in the graph it runs both ways, so the per-graph check cannot tell it apart. The
-check one level up (`repro_after="dynamo"`) would see it, but in torch 2.14 it cannot run a graph Inductor compiled
-(the compiled forward gets one argument: "not enough values to unpack"), so it skips every graph.
+The cut is made after AOT Autograd, unless the bisector's culprit comes before Inductor (`aot_eager`,
+`aot_eager_decomp_partition`: a decomposition is already applied in the AOT graph the per-graph check runs both
+ways, so that check cannot tell it apart); then it is made after Dynamo, whose check compares the captured graph, run
+by eager, with the backend's compile of it (dynamo_check.py makes that check work in torch 2.14 and 2.11). A model
+whose failure needs more than one graph (no single compiled graph fails the check on its own) leaves no launcher:
+then there is no repro, and the triage says so.
 """
 
 from __future__ import annotations
@@ -27,14 +28,16 @@ from compiler.backends import get_backend
 from parity.v1 import results_pb2 as pb
 from proto.result_files import REPRO_SUFFIX, write_atomically
 from suites.common.process_group import run_in_own_group
-from tools.triage import settled
+from tools.triage import dynamo_check, settled
 from tools.triage.budget import Budget, GaveUp
-from tools.triage.runs import ModelRuns, log, script_env, tail
+from tools.triage.runs import ModelRuns, log, on_sys_path, script_env, tail
 
 # repro_level per failure: 4 compares each compiled graph with eager (fp64 reference) and dumps the one that is off;
 # 2 dumps the graph whose compile or run raises; 3 dumps every graph before it runs, so the last one dumped is the
 # one that was running when the process died or hung.
 REPRO_LEVELS = {"fail_accuracy": 4, "fail_to_run": 2, "crash": 3, "timeout": 3}
+# Culprits whose fault is already in the graph that AOT Autograd hands Inductor: cut after Dynamo instead.
+BEFORE_INDUCTOR = ("aot_eager", "aot_eager_decomp_partition")
 LAUNCHER = "minifier_launcher.py"
 # The launcher's accuracy tester ignores outputs that are not floating point; the dump run's own check must judge
 # the same way, or it can dump a graph that differs only there (in AMP training, likely a forward graph's saved
@@ -42,6 +45,7 @@ LAUNCHER = "minifier_launcher.py"
 # launcher then passes: "Input graph did not fail the tester", as all three GPU minifications said at cafb9dc.
 _SAME_TESTER = {"TORCHDYNAMO_REPRO_IGNORE_NON_FP": "1"}
 _SAVE_DIR = re.compile(r"save_dir=(['\"])(.*?)\1")
+_CHECKPOINT = re.compile(r"(\d+)|minified_(\d+)_nodes")
 _COMMAND = re.compile(r"command=(['\"])minify\1")
 _STORAGE = re.compile(r"reader\.storage\((['\"])([0-9a-fA-F]+)\1")
 # Paths of the triage's own machine that the minifier writes into a repro's environment lines; a stored repro runs
@@ -59,23 +63,30 @@ class Minified:
     launcher: Path | None = None
 
 
-def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
+def repro_after(status: str, culprit_backend: str) -> str:
+    """Where the minifier cuts: after Dynamo for an accuracy culprit before Inductor, else after AOT Autograd (a crash,
+    a hang or an exception has no per-graph comparison to miss a decomposition)."""
+    return "dynamo" if status == "fail_accuracy" and culprit_backend in BEFORE_INDUCTOR else "aot"
+
+
+def minify(runs: ModelRuns, work: Path, budget: Budget, culprit_backend: str = "") -> Minified:
     """The dump run and the minifier (GaveUp before a step with no time left; the minifier cut short by the limit
-    leaves a partial repro)."""
+    leaves a partial repro). `culprit_backend`: the bisector's, "" when it named none."""
     status, backend = runs.target.status, get_backend(runs.target.request.backend)
     if not backend.is_inductor:
         return Minified(None, 0, False, f"the minifier cuts graphs that Inductor compiles after AOT Autograd, and "
                         f"backend {backend.name} compiles with {backend.torch_backend or 'nothing'}: no repro was made")
-    level = REPRO_LEVELS[status]
+    level, after = REPRO_LEVELS[status], repro_after(status, culprit_backend)
     debug = work / "minify" / "debug"
-    env = {"TORCHDYNAMO_REPRO_AFTER": "aot", "TORCHDYNAMO_REPRO_LEVEL": str(level),
+    env = {"TORCHDYNAMO_REPRO_AFTER": after, "TORCHDYNAMO_REPRO_LEVEL": str(level),
            "TORCH_COMPILE_DEBUG_DIR": str(debug), **_SAME_TESTER}
     started = time.monotonic()
-    dumped = runs.run(f"minifier dump (repro_level {level})", env)
+    with on_sys_path(dynamo_check.plugin_folder(work / "minify" / "plugin")):
+        dumped = runs.run(f"minifier dump (repro_after {after}, repro_level {level})", env)
     dump_s = time.monotonic() - started
     launchers = sorted(debug.rglob(LAUNCHER), key=lambda p: p.stat().st_mtime)
     if not launchers:
-        return Minified(None, 0, False, no_launcher(status, level, dumped))
+        return Minified(None, 0, False, no_launcher(status, level, after, dumped))
     launcher = launchers[-1]
     if status == "timeout":  # each of the minifier's queries would hang as the model did: nothing to cut with
         uncut = work / "minify" / "uncut.py"
@@ -108,18 +119,20 @@ def minify(runs: ModelRuns, work: Path, budget: Budget) -> Minified:
     return Minified(repro, fx_nodes(repro, debug), False, "", launcher)
 
 
-def no_launcher(status: str, level: int, dumped: pb.ModelResult) -> str:
+def no_launcher(status: str, level: int, after: str, dumped: pb.ModelResult) -> str:
     """Why the dump run left nothing to minify: its own check broke off, or no single graph showed the failure."""
     if dumped.community_status != status:
         error = dumped.failure.message or _last_line(dumped.failure.log_tail)
         failure = f"{dumped.failure.exception_type}: {error}" if dumped.failure.exception_type else error
-        return (f"the model run with repro_level {level} ended in {dumped.community_status}, not {status}, and wrote "
+        return (f"the model run with repro_after {after}, repro_level {level} ended in {dumped.community_status}, not "
+                f"{status}, and wrote "
                 f"no minifier launcher ({_last_line(failure)}), so the minifier had nothing to cut; no repro was made")
     if status == "fail_accuracy":
-        return ("no single compiled graph fails the accuracy check on its own (repro_level 4 compared each one "
-                "with eager and wrote no minifier launcher), so the minifier had nothing to cut; no repro was made")
-    return (f"the model run with repro_level {level} wrote no minifier launcher (the failure is not in a graph "
-            "Inductor compiled after AOT Autograd), so the minifier had nothing to cut; no repro was made")
+        return (f"no single compiled graph fails the accuracy check on its own (repro_after {after}, repro_level 4 "
+                "compared each one with eager and wrote no minifier launcher), so the minifier had nothing to cut; no "
+                "repro was made")
+    return (f"the model run with repro_after {after}, repro_level {level} wrote no minifier launcher (the failure is "
+            "not in one graph the minifier sees), so the minifier had nothing to cut; no repro was made")
 
 
 def _last_line(text: str) -> str:
@@ -134,12 +147,14 @@ def saved_inputs(script: Path) -> Path | None:
 
 
 def fx_nodes(script: Path, debug: Path) -> int:
-    """FX nodes of a repro's graph: the minifier names each checkpoint after its node count, and the repro is a copy
-    of the last one; failing that, counted from the script's forward."""
+    """FX nodes of a repro's graph: the minifier names each checkpoint after its node count (`<N>.py` after AOT,
+    `minified_<N>_nodes.py` after Dynamo), and the repro is a copy of the last one; failing that, counted from the
+    script's forward."""
     text = script.read_bytes()
-    for checkpoint in debug.rglob("checkpoints/*.py"):
-        if checkpoint.stem.isdigit() and checkpoint.read_bytes() == text:
-            return int(checkpoint.stem)
+    for checkpoint in (*debug.rglob("checkpoints/*.py"), *script.parent.glob("checkpoints/*.py")):
+        count = _CHECKPOINT.fullmatch(checkpoint.stem)
+        if count and checkpoint.read_bytes() == text:
+            return int(count.group(1) or count.group(2))
     return _nodes_in_forward(script)
 
 

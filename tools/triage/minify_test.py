@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from parity.v1 import results_pb2 as pb
-from tools.triage.minify import no_launcher
+from tools.triage.dynamo_check import as_dynamo_calls_it
+from tools.triage.minify import no_launcher, repro_after
 
 
 def test_a_dump_run_whose_own_check_broke_off_is_named_with_its_error() -> None:
@@ -11,13 +12,35 @@ def test_a_dump_run_whose_own_check_broke_off_is_named_with_its_error() -> None:
     # could not run the Adam step's graph (its in-place _foreach_add_ returns None), and the model run ended there.
     broke_off = pb.ModelResult(community_status="fail_to_run", failure=pb.Failure(
         phase=pb.PHASE_COMPILED_RUN, exception_type="TypeError", message="'NoneType' object is not subscriptable"))
-    assert no_launcher("fail_accuracy", 4, broke_off) == (
-        "the model run with repro_level 4 ended in fail_to_run, not fail_accuracy, and wrote no minifier launcher "
+    assert no_launcher("fail_accuracy", 4, "aot", broke_off) == (
+        "the model run with repro_after aot, repro_level 4 ended in fail_to_run, not fail_accuracy, and wrote no "
+        "minifier launcher "
         "(TypeError: 'NoneType' object is not subscriptable), so the minifier had nothing to cut; no repro was made")
 
 
 def test_a_dump_run_that_failed_as_the_model_did_means_no_single_graph_fails() -> None:
     same = pb.ModelResult(community_status="fail_accuracy")
-    assert no_launcher("fail_accuracy", 4, same).startswith("no single compiled graph fails the accuracy check")
+    assert no_launcher("fail_accuracy", 4, "dynamo", same).startswith(
+        "no single compiled graph fails the accuracy check on its own (repro_after dynamo")
     crashed = pb.ModelResult(community_status="crash")
-    assert "not in a graph Inductor compiled after AOT Autograd" in no_launcher("crash", 3, crashed)
+    assert "not in one graph the minifier sees" in no_launcher("crash", 3, "aot", crashed)
+
+
+def test_a_culprit_before_inductor_is_cut_after_dynamo() -> None:
+    assert repro_after("fail_accuracy", "aot_eager_decomp_partition") == "dynamo"
+    assert repro_after("fail_accuracy", "aot_eager") == "dynamo"
+    assert repro_after("fail_accuracy", "inductor") == repro_after("fail_accuracy", "") == "aot"
+    assert repro_after("crash", "aot_eager_decomp_partition") == "aot"  # no per-graph comparison to hide it
+
+
+def test_the_dynamo_level_check_gets_the_compiled_graph_as_dynamo_calls_it() -> None:
+    def boxed(inputs: list[int]) -> int:
+        return sum(inputs)
+
+    def forward(*inputs: int) -> int:  # as aot_module_simplified wraps a boxed function: its attributes copied
+        return boxed(list(inputs))
+
+    forward.__dict__.update(_boxed_call=True, zero_grad=print)
+    called = as_dynamo_calls_it(forward)
+    assert not getattr(called, "_boxed_call", False) and called.zero_grad is print and called(1, 2) == 3
+    assert getattr(forward, "_boxed_call") and as_dynamo_calls_it(boxed) is boxed  # nothing else is touched

@@ -1,11 +1,13 @@
-"""A known compiler fault for the triage tests: Inductor lowers aten.tanh as sigmoid.
+"""Known compiler faults for the triage tests: Inductor lowers aten.tanh as sigmoid (LOWERING), or Inductor's
+decomposition table, which `aot_eager_decomp_partition` shares, decomposes it into sigmoid (DECOMPOSITION).
 
 Test-only. It is planted the way an out-of-tree device backend (torch_npu) hooks into torch: a distribution on
 sys.path whose entry point in the group `torch.backends` torch calls at the end of `import torch` (device-backend
 autoload; TORCH_DEVICE_BACKEND_AUTOLOAD=0 turns it off). `plugin_folder(dest)` writes such a distribution's
 metadata into `dest`; with `dest` on PYTHONPATH every fresh interpreter (the triage's model runs, the minifier's,
 the stored repro's) compiles tanh wrongly, and without it none does. Nothing else changes: eager tanh, every other
-lowering and the ATen fallback (which the compiler bisector switches to when it disables a lowering) stay right.
+lowering or decomposition, and what the compiler bisector switches to when it disables one (the ATen fallback, no
+decomposition) stay right.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 FAULTY_OP = "aten.tanh.default"
+LOWERING, DECOMPOSITION = "install", "install_decomposition"  # the entry point of each fault
 ENTRY_POINT_GROUP = "torch.backends"  # the group torch/__init__.py's _import_device_backends loads
 _DIST = "parity_planted_fault-0.dist-info"
 
@@ -31,12 +34,20 @@ def install() -> None:
     lowering.register_lowering([torch.ops.aten.tanh.default], type_promotion_kind=None)(tanh_lowered_as_sigmoid)
 
 
-def plugin_folder(dest: Path) -> Path:
+def install_decomposition() -> None:
+    """The entry point of DECOMPOSITION: tanh, which Inductor lowers whole, decomposed into sigmoid."""
+    import torch
+    from torch._inductor import decomposition
+
+    decomposition.decompositions[torch.ops.aten.tanh.default] = torch.sigmoid
+
+
+def plugin_folder(dest: Path, fault: str = LOWERING) -> Path:
     """Writes the plugin's distribution metadata into `dest` (a folder for PYTHONPATH) and returns `dest`. The
     entry point names this module, so the interpreter must also find the repository (it does: the triage passes
     its own sys.path on)."""
     dist = dest / _DIST
     dist.mkdir(parents=True, exist_ok=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: parity-planted-fault\nVersion: 0\n")
-    (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\nplanted_fault = {__name__}:install\n")
+    (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\nplanted_fault = {__name__}:{fault}\n")
     return dest

@@ -20,6 +20,7 @@ from compiler.devices.registry import get_device
 from suites.common.manifest import load_manifest
 from suites.common.request import ModelRequest
 from suites.common.settings import accuracy_settings
+from tools.triage import dynamo_check
 
 
 @contextlib.contextmanager
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     sys.argv = [args.script, *args.args]
+    dynamo_check.install()  # a minifier or repro cut after Dynamo checks graphs the way torch 2.14 cannot alone
     with check_settings(args.suite, args.model, args.device):
         runpy.run_path(args.script, run_name="__main__")
 

@@ -108,7 +108,7 @@ def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Pa
         if culprit is not None:
             _fill_culprit(record, culprit)
         with budget.step("minify"):
-            minified = minify(runs, work, budget)
+            minified = minify(runs, work, budget, record.culprit_backend)
         if minified.script is None:
             notes.append(f"minify: {minified.note}")
         else:
