@@ -11,9 +11,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 pin=${1:?usage: ci/device/pin_tree.sh COMMIT (the commit every run of the dataset is to come from)}
-commit=$(git rev-parse --verify --quiet "$pin^{commit}") || { echo "pin_tree.sh: $pin is not a commit of this checkout" >&2; exit 2; }
+commit=$(git rev-parse --verify --quiet "$pin^{commit}") ||
+  { echo "pin_tree.sh: $pin is not a commit of this checkout" >&2; exit 2; }
 for needed in .whl/torchbench .torchbench; do
-  [[ -d $needed ]] || { echo "pin_tree.sh: $needed is missing: run ci/device/fetch_wheels.sh and suites/torchbench/trim_checkout.py first" >&2; exit 2; }
+  [[ -d $needed ]] || { echo "pin_tree.sh: $needed is missing: run ci/device/fetch_wheels.sh and" \
+    "suites/torchbench/trim_checkout.py first" >&2; exit 2; }
 done
 python=${PYTHON:-/opt/parity/venv/bin/python}  # protoc comes from grpcio-tools, which the project's venv has
 rm -rf .pinned.new && mkdir .pinned.new
@@ -22,4 +24,4 @@ cp -r .whl .torchbench .pinned.new/
 (cd .pinned.new && "$python" -c 'from proto.codegen import ensure_generated; ensure_generated()')
 echo "${commit:0:7}" >.pinned.new/COMMIT
 rm -rf .pinned && mv .pinned.new .pinned  # a pin is whole or absent: never half of one tree and half of another
-echo "pinned ${commit:0:7} in .pinned ($(du -sh .pinned | cut -f1)); carry [\".pinned\"] and cd .pinned on the GPU machine"
+echo "pinned ${commit:0:7} in .pinned ($(du -sh .pinned | cut -f1)): carry [\".pinned\"], cd .pinned on the GPU machine"

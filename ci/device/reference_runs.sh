@@ -57,7 +57,10 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 # A pinned tree (ci/device/pin_tree.sh) names its own commit; another one in PARITY_COMMIT would mislabel every result.
 if [[ -f COMMIT ]]; then
-  [[ ${PARITY_COMMIT:-} && ${PARITY_COMMIT:0:7} != "$(<COMMIT)" ]] && { echo "PARITY_COMMIT=$PARITY_COMMIT, but this tree is pinned at $(<COMMIT): unset it" >&2; exit 2; }
+  if [[ ${PARITY_COMMIT:-} && ${PARITY_COMMIT:0:7} != "$(<COMMIT)" ]]; then
+    echo "PARITY_COMMIT=$PARITY_COMMIT, but this tree is pinned at $(<COMMIT): unset it" >&2
+    exit 2
+  fi
   export PARITY_COMMIT=$(<COMMIT)
 fi
 section="${1:?usage: reference_runs.sh SECTION (see the header)}"

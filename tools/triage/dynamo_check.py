@@ -17,6 +17,13 @@ torch stop it, both worked around here, in the processes that run the check: the
    check's compile records its metrics in that compile's context; the second to record `is_forward` raises
    "Metric(s) {'is_forward'} have already been set", the check counts as passing, and the minifier exits 1 after
    writing its repro. Those metrics are compile-time telemetry: `install` lets a later record replace an earlier one.
+3. On an H100 (torch 2.11), the dump runs of Super_SloMo and resnet50 ended in the guards of the frame being
+   compiled: "sources must not be empty for symbol s3", and an IndexError in `produce_guards_verbose`. My reading:
+   the check compiles a copy of the graph for fresh clones of its inputs inside that frame's tracing context, whose
+   fake mode fakes them in the frame's own shape environment, leaving symbols there with no source. The check now
+   compiles outside that context, as the minifier's launcher compiles a graph on its own. On this machine's CPU the
+   check of a Conv-ReLU-Conv frame left 5 symbols in the frame's shape environment, and none from outside it; neither
+   error occurred there (resnet50 at smoke size passes its dump run). Not yet run on a GPU.
 """
 
 from __future__ import annotations
@@ -24,8 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-ENTRY_POINT_GROUP = "torch.backends"
-_DIST = "parity_triage_dynamo_check-0.dist-info"
+from tools.triage import torch_plugin
 
 
 def as_dynamo_calls_it(compiled: Callable[..., Any]) -> Callable[..., Any]:
@@ -43,6 +49,7 @@ def as_dynamo_calls_it(compiled: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def install() -> None:
+    import torch._guards
     from torch._dynamo import metrics_context
     from torch._dynamo.repro import after_dynamo
 
@@ -51,7 +58,8 @@ def install() -> None:
         return
 
     def accuracy_fails(gm: Any, example_inputs: Any, compiler_fn: Callable[..., Any]) -> bool:
-        return original(gm, example_inputs, lambda graph, inputs: as_dynamo_calls_it(compiler_fn(graph, inputs)))
+        with torch._guards.tracing(None):  # 3.
+            return original(gm, example_inputs, lambda graph, inputs: as_dynamo_calls_it(compiler_fn(graph, inputs)))
 
     accuracy_fails.parity_patched = True  # type: ignore[attr-defined]
     after_dynamo._accuracy_fails = accuracy_fails
@@ -66,8 +74,4 @@ def install() -> None:
 
 def plugin_folder(dest: Path) -> Path:
     """Writes the entry point's distribution metadata into `dest` (a folder for sys.path) and returns `dest`."""
-    dist = dest / _DIST
-    dist.mkdir(parents=True, exist_ok=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: parity-triage-dynamo-check\nVersion: 0\n")
-    (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\nparity_triage_dynamo_check = {__name__}:install\n")
-    return dest
+    return torch_plugin.plugin_folder(dest, "parity_triage_dynamo_check", f"{__name__}:install")

@@ -3,9 +3,9 @@
 Two subprocesses. First the model runs once more with `torch._dynamo.config.repro_after` (TORCHDYNAMO_REPRO_AFTER)
 and a `repro_level` (TORCHDYNAMO_REPRO_LEVEL) that suits the failure, and a debug folder of the triage's own
 (TORCH_COMPILE_DEBUG_DIR): Inductor's compile of each AOT graph ("aot"), or the backend's compile of each graph
-Dynamo captured ("dynamo"), is wrapped, and the graph that fails is written as `minifier_launcher.py`. Then that launcher's `minify` command cuts the graph down, checking each smaller graph the same
-way, and leaves the smallest one that still fails as `repro.py` in its working folder (and as
-`checkpoints/<FX nodes>.py`).
+Dynamo captured ("dynamo"), is wrapped, and the graph that fails is written as `minifier_launcher.py`. Then that
+launcher's `minify` command cuts the graph down, checking each smaller graph the same way, and leaves the smallest one
+that still fails as `repro.py` in its working folder (and as a checkpoint named after its FX nodes).
 
 The cut is made after AOT Autograd, unless the bisector's culprit comes before Inductor (`aot_eager`,
 `aot_eager_decomp_partition`: a decomposition is already applied in the AOT graph the per-graph check runs both

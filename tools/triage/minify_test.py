@@ -1,4 +1,5 @@
-"""What a triage says when the minifier's dump run left no graph to cut (what the GPU triages at 1a5998d met)."""
+"""The minify step's decisions: where it cuts (after AOT Autograd, or after Dynamo), the fix that lets the check
+after Dynamo run, and what a triage says when the dump run left no graph to cut (what the GPU triages met)."""
 
 from __future__ import annotations
 
@@ -44,3 +45,4 @@ def test_the_dynamo_level_check_gets_the_compiled_graph_as_dynamo_calls_it() -> 
     called = as_dynamo_calls_it(forward)
     assert not getattr(called, "_boxed_call", False) and called.zero_grad is print and called(1, 2) == 3
     assert getattr(forward, "_boxed_call") and as_dynamo_calls_it(boxed) is boxed  # nothing else is touched
+

@@ -1,10 +1,8 @@
 """Known compiler faults for the triage tests: Inductor lowers aten.tanh as sigmoid (LOWERING), or Inductor's
 decomposition table, which `aot_eager_decomp_partition` shares, decomposes it into sigmoid (DECOMPOSITION).
 
-Test-only. It is planted the way an out-of-tree device backend (torch_npu) hooks into torch: a distribution on
-sys.path whose entry point in the group `torch.backends` torch calls at the end of `import torch` (device-backend
-autoload; TORCH_DEVICE_BACKEND_AUTOLOAD=0 turns it off). `plugin_folder(dest)` writes such a distribution's
-metadata into `dest`; with `dest` on PYTHONPATH every fresh interpreter (the triage's model runs, the minifier's,
+Test-only. It is planted the way an out-of-tree device backend (torch_npu) hooks into torch (torch_plugin.py):
+`plugin_folder(dest)` writes a distribution's metadata into `dest`; with `dest` on PYTHONPATH every fresh interpreter (the triage's model runs, the minifier's,
 the stored repro's) compiles tanh wrongly, and without it none does. Nothing else changes: eager tanh, every other
 lowering or decomposition, and what the compiler bisector switches to when it disables one (the ATen fallback, no
 decomposition) stay right.
@@ -14,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tools.triage import torch_plugin
+
 FAULTY_OP = "aten.tanh.default"
 LOWERING, DECOMPOSITION = "install", "install_decomposition"  # the entry point of each fault
-ENTRY_POINT_GROUP = "torch.backends"  # the group torch/__init__.py's _import_device_backends loads
-_DIST = "parity_planted_fault-0.dist-info"
 
 
 def install() -> None:
@@ -46,8 +44,4 @@ def plugin_folder(dest: Path, fault: str = LOWERING) -> Path:
     """Writes the plugin's distribution metadata into `dest` (a folder for PYTHONPATH) and returns `dest`. The
     entry point names this module, so the interpreter must also find the repository (it does: the triage passes
     its own sys.path on)."""
-    dist = dest / _DIST
-    dist.mkdir(parents=True, exist_ok=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: parity-planted-fault\nVersion: 0\n")
-    (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\nplanted_fault = {__name__}:{fault}\n")
-    return dest
+    return torch_plugin.plugin_folder(dest, "parity_planted_fault", f"{__name__}:{fault}")

@@ -5,7 +5,7 @@ application of a subsystem (a lowering of one FX node, one pass). Near the end o
 `debug_info()` of the applications in the last range (e.g. `repr(node)` of a lowering); torch 2.14 writes them to
 its state folder, which the triage's parent reads back, but torch 2.11's bisector keeps them in the process's memory
 (`call_counter_debug_info`), which a bisection over subprocesses loses. This probe keeps them across the process boundary on
-every version: it is a `torch.backends` entry point (the device-backend autoload, as in planted_fault.py) that the
+every version: it is a `torch.backends` entry point (the device-backend autoload: torch_plugin.py) that the
 triage puts on the bisected runs' sys.path, and it appends `<bisect number>=<debug info>` lines to the file that
 PARITY_TRIAGE_BISECT_INFO names. Without that variable it does nothing.
 """
@@ -16,9 +16,9 @@ import os
 from pathlib import Path
 from typing import Callable
 
+from tools.triage import torch_plugin
+
 ENV_VAR = "PARITY_TRIAGE_BISECT_INFO"
-ENTRY_POINT_GROUP = "torch.backends"
-_DIST = "parity_triage_probe-0.dist-info"
 RANGE_WIDTH = 2  # torch keeps debug info once the bisect range is this narrow, so do we
 
 
@@ -67,8 +67,4 @@ def recorded(path: Path, bisect_number: int) -> str:
 
 def plugin_folder(dest: Path) -> Path:
     """Writes the probe's distribution metadata into `dest` (a folder for sys.path) and returns `dest`."""
-    dist = dest / _DIST
-    dist.mkdir(parents=True, exist_ok=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: parity-triage-probe\nVersion: 0\n")
-    (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\nparity_triage_probe = {__name__}:install\n")
-    return dest
+    return torch_plugin.plugin_folder(dest, "parity_triage_probe", f"{__name__}:install")

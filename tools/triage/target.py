@@ -128,3 +128,16 @@ def same_failure(original: pb.ModelResult, run: pb.ModelResult) -> bool:
     if original.community_status == "fail_to_run" and original.failure.exception_type:
         return run.failure.exception_type == original.failure.exception_type
     return True
+
+
+def other_failure_note(what: str, original: pb.ModelResult, run: pb.ModelResult) -> str:
+    """A note for a bisector test that failed, but not as `original` did: the bisector counts it as fixed (it chases
+    this failure), so the culprit it names may only turn the failure into another one ("" for a pass or the same
+    failure)."""
+    if not is_failure(run) or same_failure(original, run):
+        return ""
+    first_line = (run.failure.message or run.accuracy.detail).strip().splitlines()
+    said = f": {first_line[0][:160]}" if first_line else ""
+    kind = run.community_status + (f" ({run.failure.exception_type})" if run.failure.exception_type else "")
+    return (f"bisect: {what} ended in {kind}{said}; the bisector counts that as fixed, since it is not "
+            f"{original.community_status}")

@@ -33,7 +33,7 @@ from tools.triage.budget import Budget, GaveUp
 from tools.triage.memo import Memo
 from tools.triage.minify import Minified, minify, store_repro
 from tools.triage.runs import OWNED_VARIABLES, HarnessError, ModelRuns, log
-from tools.triage.target import Target, TriageInputError, read_target, same_failure
+from tools.triage.target import Target, TriageInputError, other_failure_note, read_target, same_failure
 from tools.triage.verify import verify
 
 DEFAULT_LIMIT_S = 1800.0
@@ -156,7 +156,10 @@ def _bisect(target: Target, runs: ModelRuns, progress: BisectProgress, work: Pat
             seeded.append(shared)
         what = env["TORCH_BISECT_BACKEND"] + (f" {env['TORCH_BISECT_SUBSYSTEM']}" if "TORCH_BISECT_SUBSYSTEM" in env
                                               else "")
-        return not same_failure(target.result, runs.run(f"bisect {what}", env, cache=shared))
+        ran = runs.run(f"bisect {what}", env, cache=shared)
+        if note := other_failure_note(what, target.result, ran):
+            notes.append(note)
+        return not same_failure(target.result, ran)
 
     try:
         culprit = bisect(test, work / "bisect", progress, work / "bisect.log", memo)

@@ -28,7 +28,7 @@ from tools.triage import planted_fault, probe, settled
 from tools.triage.__main__ import main
 from tools.triage.memo import Memo
 from tools.triage.runs import NO_GRAPH_CACHES, environment, on_sys_path
-from tools.triage.target import TriageInputError, read_target
+from tools.triage.target import TriageInputError, other_failure_note, read_target
 from tools.triage.triage import triage
 
 Record = pb.TriageRecord
@@ -230,6 +230,18 @@ def test_a_crash_or_timeout_is_triaged_once_compiled_code_ran(tmp_path: Path) ->
     with pytest.raises(TriageInputError, match="not a failure"):
         read_target(_stored(tmp_path, "pass", pb.PHASE_UNSPECIFIED))
     assert read_result(compiled).result_id == "r1"
+
+
+def test_a_bisector_test_that_failed_another_way_is_noted() -> None:
+    # speech_transformer on an H100: with post-grad passes off, the SIGSEGV became CUDA graph trees' pool check.
+    crash = pb.ModelResult(community_status="crash", failure=pb.Failure(message="child killed by SIGSEGV"))
+    pool = pb.ModelResult(community_status="fail_to_run", failure=pb.Failure(
+        exception_type="RuntimeError", message="These storage data ptrs are not allocated in pool (0, 1) but should be"))
+    assert other_failure_note("inductor post_grad_passes", crash, pool) == (
+        "bisect: inductor post_grad_passes ended in fail_to_run (RuntimeError): These storage data ptrs are not "
+        "allocated in pool (0, 1) but should be; the bisector counts that as fixed, since it is not crash")
+    assert other_failure_note("inductor", crash, crash) == ""
+    assert other_failure_note("eager", crash, pb.ModelResult(community_status="pass")) == ""
 
 
 def test_a_work_folder_of_another_triage_is_refused(tmp_path: Path) -> None:
