@@ -18,7 +18,8 @@ torch stop it, both worked around here, in the processes that run the check: the
    "Metric(s) {'is_forward'} have already been set", the check counts as passing, and the minifier exits 1 after
    writing its repro. Those metrics are compile-time telemetry: `install` lets a later record replace an earlier one.
 3. On an H100 (torch 2.11), the dump runs of Super_SloMo and resnet50 ended in the guards of the frame being
-   compiled: "sources must not be empty for symbol s3", and an IndexError in `produce_guards_verbose`. My reading:
+   compiled: "sources must not be empty for symbol s3", and an IndexError in `produce_guards_verbose` (Super_SloMo's
+   check had already skipped its graph for a `KeyError: s3` in its own compile). My reading:
    the check compiles a copy of the graph for fresh clones of its inputs inside that frame's tracing context, whose
    fake mode fakes them in the frame's own shape environment, leaving symbols there with no source. The check now
    compiles outside that context, as the minifier's launcher compiles a graph on its own. On this machine's CPU the

@@ -125,8 +125,8 @@ def no_launcher(status: str, level: int, after: str, dumped: pb.ModelResult) -> 
         error = dumped.failure.message or _last_line(dumped.failure.log_tail)
         failure = f"{dumped.failure.exception_type}: {error}" if dumped.failure.exception_type else error
         return (f"the model run with repro_after {after}, repro_level {level} ended in {dumped.community_status}, not "
-                f"{status}, and wrote "
-                f"no minifier launcher ({_last_line(failure)}), so the minifier had nothing to cut; no repro was made")
+                f"{status}, and wrote no minifier launcher ({_last_line(failure)}), so the minifier had nothing to cut; "
+                "no repro was made")
     if status == "fail_accuracy":
         return (f"no single compiled graph fails the accuracy check on its own (repro_after {after}, repro_level 4 "
                 "compared each one with eager and wrote no minifier launcher), so the minifier had nothing to cut; no "

@@ -1,10 +1,9 @@
-"""The minify step's decisions: where it cuts (after AOT Autograd, or after Dynamo), the fix that lets the check
-after Dynamo run, and what a triage says when the dump run left no graph to cut (what the GPU triages met)."""
+"""The minify step's decisions: where it cuts (after AOT Autograd, or after Dynamo), and what a triage says when the
+dump run left no graph to cut (what the GPU triages met)."""
 
 from __future__ import annotations
 
 from parity.v1 import results_pb2 as pb
-from tools.triage.dynamo_check import as_dynamo_calls_it
 from tools.triage.minify import no_launcher, repro_after
 
 
@@ -15,8 +14,8 @@ def test_a_dump_run_whose_own_check_broke_off_is_named_with_its_error() -> None:
         phase=pb.PHASE_COMPILED_RUN, exception_type="TypeError", message="'NoneType' object is not subscriptable"))
     assert no_launcher("fail_accuracy", 4, "aot", broke_off) == (
         "the model run with repro_after aot, repro_level 4 ended in fail_to_run, not fail_accuracy, and wrote no "
-        "minifier launcher "
-        "(TypeError: 'NoneType' object is not subscriptable), so the minifier had nothing to cut; no repro was made")
+        "minifier launcher (TypeError: 'NoneType' object is not subscriptable), so the minifier had nothing to cut; "
+        "no repro was made")
 
 
 def test_a_dump_run_that_failed_as_the_model_did_means_no_single_graph_fails() -> None:
@@ -32,17 +31,4 @@ def test_a_culprit_before_inductor_is_cut_after_dynamo() -> None:
     assert repro_after("fail_accuracy", "aot_eager") == "dynamo"
     assert repro_after("fail_accuracy", "inductor") == repro_after("fail_accuracy", "") == "aot"
     assert repro_after("crash", "aot_eager_decomp_partition") == "aot"  # no per-graph comparison to hide it
-
-
-def test_the_dynamo_level_check_gets_the_compiled_graph_as_dynamo_calls_it() -> None:
-    def boxed(inputs: list[int]) -> int:
-        return sum(inputs)
-
-    def forward(*inputs: int) -> int:  # as aot_module_simplified wraps a boxed function: its attributes copied
-        return boxed(list(inputs))
-
-    forward.__dict__.update(_boxed_call=True, zero_grad=print)
-    called = as_dynamo_calls_it(forward)
-    assert not getattr(called, "_boxed_call", False) and called.zero_grad is print and called(1, 2) == 3
-    assert getattr(forward, "_boxed_call") and as_dynamo_calls_it(boxed) is boxed  # nothing else is touched
 

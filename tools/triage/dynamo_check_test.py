@@ -1,0 +1,64 @@
+"""dynamo_check.py's fixes to torch's check after Dynamo, each shown where torch's own code would go wrong."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tools.triage.dynamo_check import as_dynamo_calls_it
+
+# A frame whose graph compiles with Inductor, checked after Dynamo (level 4); the script prints how many symbols the
+# frame's shape environment held before and after the check, and what the check said.
+_CHECKED_FRAME = textwrap.dedent("""
+    import sys
+    import torch, torch._guards
+    from tools.triage import dynamo_check
+    if sys.argv[1] == "fixed":
+        dynamo_check.install()
+    from torch._dynamo.repro import after_dynamo
+    checked = after_dynamo._accuracy_fails
+    def spy(gm, inputs, compiler_fn):
+        env = torch._guards.TracingContext.get().fake_mode.shape_env
+        before = len(env.var_to_val)
+        fails = checked(gm, inputs, compiler_fn if sys.argv[1] == "fixed" else
+                        lambda g, x: dynamo_check.as_dynamo_calls_it(compiler_fn(g, x)))
+        print("symbols", before, len(env.var_to_val), "fails", fails)
+        return fails
+    after_dynamo._accuracy_fails = spy
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Conv2d(8, 4, 3))
+    torch.compile(model, backend="inductor")(torch.randn(2, 3, 16, 16))
+""")
+
+
+def _check(tmp_path: Path, mode: str) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "TORCHDYNAMO_REPRO_AFTER": "dynamo",
+           "TORCHDYNAMO_REPRO_LEVEL": "4", "TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0",
+           "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache"), "TORCH_COMPILE_DEBUG_DIR": str(tmp_path / mode)}
+    done = subprocess.run([sys.executable, "-c", _CHECKED_FRAME, mode], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    return next(line for line in done.stdout.splitlines() if line.startswith("symbols"))
+
+
+def test_the_check_compiles_outside_the_frame_and_passes_a_sound_graph(tmp_path: Path) -> None:
+    # With only the boxed call fixed, the check's compile fakes its input clones in the frame's shape environment
+    # (5 symbols on torch 2.14.1 here), which on a GPU broke the frame's guards; fixed, it leaves none there.
+    before, after = _check(tmp_path, "boxed-call-only").split()[1:3]
+    assert int(after) > int(before)
+    assert _check(tmp_path, "fixed") == "symbols 0 0 fails False"
+
+
+def test_the_check_gets_the_compiled_graph_as_dynamo_calls_it() -> None:
+    def boxed(inputs: list[int]) -> int:
+        return sum(inputs)
+
+    def forward(*inputs: int) -> int:  # as aot_module_simplified wraps a boxed function: its attributes copied
+        return boxed(list(inputs))
+
+    forward.__dict__.update(_boxed_call=True, zero_grad=print)
+    called = as_dynamo_calls_it(forward)
+    assert not getattr(called, "_boxed_call", False) and called.zero_grad is print and called(1, 2) == 3
+    assert getattr(forward, "_boxed_call") and as_dynamo_calls_it(boxed) is boxed  # nothing else is touched
