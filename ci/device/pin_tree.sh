@@ -17,7 +17,7 @@ for needed in .whl/torchbench .torchbench; do
   [[ -d $needed ]] || { echo "pin_tree.sh: $needed is missing: run ci/device/fetch_wheels.sh and" \
     "suites/torchbench/trim_checkout.py first" >&2; exit 2; }
 done
-python=${PYTHON:-/opt/parity/venv/bin/python}  # protoc comes from grpcio-tools, which the project's venv has
+python="${PARITY_VENV:-/opt/parity/venv}/bin/python"  # protoc comes from grpcio-tools, which the project's venv has
 rm -rf .pinned.new && mkdir .pinned.new
 git archive "$commit" | tar -x -C .pinned.new
 cp -r .whl .torchbench .pinned.new/

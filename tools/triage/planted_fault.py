@@ -4,9 +4,8 @@ decomposition table, which `aot_eager_decomp_partition` shares, decomposes it in
 Test-only. It is planted the way an out-of-tree device backend (torch_npu) hooks into torch (torch_plugin.py):
 `plugin_folder(dest, fault)` writes a distribution's metadata into `dest`; with `dest` on PYTHONPATH every fresh
 interpreter (the triage's model runs, the minifier's, the stored repro's) compiles tanh wrongly, and without it none
-does. Nothing else changes: eager tanh, every other
-lowering or decomposition, and what the compiler bisector switches to when it disables one (the ATen fallback, no
-decomposition) stay right.
+does. Nothing else changes: eager tanh, every other lowering or decomposition, and what the compiler bisector switches
+to when it disables one (the ATen fallback, no decomposition) stay right.
 """
 
 from __future__ import annotations
