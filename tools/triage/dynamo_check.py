@@ -2,8 +2,8 @@
 
 With `TORCHDYNAMO_REPRO_AFTER=dynamo` and level 4, torch checks each graph Dynamo captured against eager, compiled by
 the model's backend, and its minifier cuts a failing one down by checking smaller graphs the same way. That check
-sees a decomposition, which the AOT-level check cannot (the graph it runs both ways already holds it). Two things in
-torch stop it, both worked around here, in the processes that run the check: the model's dump run (through
+sees a decomposition, which the AOT-level check cannot (the graph it runs both ways already holds it). Four things in
+torch stop it, all worked around here, in the processes that run the check: the model's dump run (through
 `plugin_folder`, a `torch.backends` entry point, as probe.py is) and the minifier's and the repro's (`settled.py`).
 
 1. The check (`torch._dynamo.repro.after_dynamo._accuracy_fails`) runs the compiled graph through
@@ -24,7 +24,13 @@ torch stop it, both worked around here, in the processes that run the check: the
    fake mode fakes them in the frame's own shape environment, leaving symbols there with no source. The check now
    compiles outside that context, as the minifier's launcher compiles a graph on its own. On this machine's CPU the
    check of a Conv-ReLU-Conv frame left 5 symbols in the frame's shape environment, and none from outside it; neither
-   error occurred there (resnet50 at smoke size passes its dump run). Not yet run on a GPU.
+   error occurred there (resnet50 at smoke size passes its dump run). On an H100 (053b87f) neither error came back.
+4. There, both dump runs then hung in the check instead (killed at 420 s and 480 s; faulthandler, sent SIGABRT,
+   showed why): Dynamo compiles a frame holding its compile lock, the check runs the compiled graph's backward, and
+   autograd runs a CUDA backward on its device thread, where Inductor compiles the backward lazily and waits for that
+   lock, while the compiling thread waits for the backward. The check now compiles the backward with the forward
+   (`torch._functorch.config.force_non_lazy_backward_lowering`, as AOT compile does), in the thread that holds the
+   lock. A CPU backward runs on the calling thread, so the test runs the check's backward on a thread of its own.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ def as_dynamo_calls_it(compiled: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def install() -> None:
+    import torch._functorch.config
     import torch._guards
     from torch._dynamo import metrics_context
     from torch._dynamo.repro import after_dynamo
@@ -59,7 +66,7 @@ def install() -> None:
         return
 
     def accuracy_fails(gm: Any, example_inputs: Any, compiler_fn: Callable[..., Any]) -> bool:
-        with torch._guards.tracing(None):  # 3.
+        with torch._guards.tracing(None), torch._functorch.config.patch(force_non_lazy_backward_lowering=True):  # 3, 4
             return original(gm, example_inputs, lambda graph, inputs: as_dynamo_calls_it(compiler_fn(graph, inputs)))
 
     accuracy_fails.parity_patched = True  # type: ignore[attr-defined]

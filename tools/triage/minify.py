@@ -10,7 +10,10 @@ that still fails as `repro.py` in its working folder (and as a checkpoint named 
 The cut is made after AOT Autograd, unless the bisector's culprit comes before Inductor (`aot_eager`,
 `aot_eager_decomp_partition`: a decomposition is already applied in the AOT graph the per-graph check runs both
 ways, so that check cannot tell it apart); then it is made after Dynamo, whose check compares the captured graph, run
-by eager, with the backend's compile of it (dynamo_check.py makes that check work in torch 2.14 and 2.11). A model
+by eager, with the backend's compile of it (dynamo_check.py makes that check work in torch 2.14 and 2.11). That backend
+is the culprit (TORCH_BISECT_BACKEND, through which the bisector makes torch.compile use a backend): the bisector found
+the failure there already, each of the minifier's checks then costs no Inductor compile (on an H100, one of Super_SloMo's
+graphs took minutes), and the repro compiles with the backend to blame. A model
 whose failure needs more than one graph (no single compiled graph fails the check on its own) leaves no launcher:
 then there is no repro, and the triage says so.
 """
@@ -69,6 +72,17 @@ def repro_after(status: str, culprit_backend: str) -> str:
     return "dynamo" if status == "fail_accuracy" and culprit_backend in BEFORE_INDUCTOR else "aot"
 
 
+def dump_env(status: str, culprit_backend: str, debug: Path) -> dict[str, str]:
+    """The dump run's variables: where to cut and at what level, where the launcher goes, and for a cut after Dynamo
+    the culprit backend to compile with."""
+    after = repro_after(status, culprit_backend)
+    env = {"TORCHDYNAMO_REPRO_AFTER": after, "TORCHDYNAMO_REPRO_LEVEL": str(REPRO_LEVELS[status]),
+           "TORCH_COMPILE_DEBUG_DIR": str(debug), **_SAME_TESTER}
+    if after == "dynamo":
+        env["TORCH_BISECT_BACKEND"] = culprit_backend
+    return env
+
+
 def minify(runs: ModelRuns, work: Path, budget: Budget, culprit_backend: str = "") -> Minified:
     """The dump run and the minifier (GaveUp before a step with no time left; the minifier cut short by the limit
     leaves a partial repro). `culprit_backend`: the bisector's, "" when it named none."""
@@ -76,13 +90,13 @@ def minify(runs: ModelRuns, work: Path, budget: Budget, culprit_backend: str = "
     if not backend.is_inductor:
         return Minified(None, 0, False, f"the minifier cuts graphs that Inductor compiles after AOT Autograd, and "
                         f"backend {backend.name} compiles with {backend.torch_backend or 'nothing'}: no repro was made")
-    level, after = REPRO_LEVELS[status], repro_after(status, culprit_backend)
     debug = work / "minify" / "debug"
-    env = {"TORCHDYNAMO_REPRO_AFTER": after, "TORCHDYNAMO_REPRO_LEVEL": str(level),
-           "TORCH_COMPILE_DEBUG_DIR": str(debug), **_SAME_TESTER}
+    env = dump_env(status, culprit_backend, debug)
+    after, level = env["TORCHDYNAMO_REPRO_AFTER"], int(env["TORCHDYNAMO_REPRO_LEVEL"])
+    with_backend = f", backend {env['TORCH_BISECT_BACKEND']}" if "TORCH_BISECT_BACKEND" in env else ""
     started = time.monotonic()
     with on_sys_path(dynamo_check.plugin_folder(work / "minify" / "plugin")):
-        dumped = runs.run(f"minifier dump (repro_after {after}, repro_level {level})", env)
+        dumped = runs.run(f"minifier dump (repro_after {after}, repro_level {level}{with_backend})", env)
     dump_s = time.monotonic() - started
     launchers = sorted(debug.rglob(LAUNCHER), key=lambda p: p.stat().st_mtime)
     if not launchers:

@@ -3,8 +3,10 @@ dump run left no graph to cut (what the GPU triages met)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from parity.v1 import results_pb2 as pb
-from tools.triage.minify import no_launcher, repro_after
+from tools.triage.minify import dump_env, no_launcher, repro_after
 
 
 def test_a_dump_run_whose_own_check_broke_off_is_named_with_its_error() -> None:
@@ -32,3 +34,11 @@ def test_a_culprit_before_inductor_is_cut_after_dynamo() -> None:
     assert repro_after("fail_accuracy", "inductor") == repro_after("fail_accuracy", "") == "aot"
     assert repro_after("crash", "aot_eager_decomp_partition") == "aot"  # no per-graph comparison to hide it
 
+
+
+def test_a_cut_after_dynamo_compiles_with_the_culprit_backend() -> None:
+    after_dynamo = dump_env("fail_accuracy", "aot_eager_decomp_partition", Path("debug"))
+    assert after_dynamo["TORCHDYNAMO_REPRO_AFTER"] == "dynamo" and after_dynamo["TORCHDYNAMO_REPRO_LEVEL"] == "4"
+    assert after_dynamo["TORCH_BISECT_BACKEND"] == "aot_eager_decomp_partition"
+    after_aot = dump_env("crash", "aot_eager_decomp_partition", Path("debug"))
+    assert after_aot["TORCHDYNAMO_REPRO_LEVEL"] == "3" and "TORCH_BISECT_BACKEND" not in after_aot  # Inductor's own
