@@ -16,6 +16,9 @@ Each entry:
                                                   higher_inference_cpu) and wins there over "mode"
   optimizer  "adam" | "sgd" | "none"              optional, default adam (upstream's BENCHMARK_USE_SGD -> sgd,
                                                   CI_SKIP_OPTIMIZER -> none: training without an optimizer step)
+  accuracy_optimizer  "adam" | "sgd" | "none"     optional, default: optimizer; that of an accuracy-only run (--plan
+                                                  accuracy), as upstream's CI accuracy job, whose statuses the
+                                                  community's expected files hold, runs with --ci: CI_USE_SGD -> sgd
   larger_multiplier_for_smaller_tensor  bool      optional
   use_iou_for_bool_masks  bool                    optional; bool outputs (masks) pass at IoU >= 0.99 instead of
                                                   exact equality (upstream's list of that name)
@@ -111,6 +114,7 @@ class ModelEntry:
     tolerance: dict[str, float]
     optimizer: str
     larger_multiplier_for_smaller_tensor: bool
+    accuracy_optimizer: str = ""  # "": the optimizer's
     inductor_config: dict[str, Any] = field(default_factory=dict)
     expected: tuple[Rule, ...] = ()
     skip: tuple[Rule, ...] = ()
@@ -130,6 +134,10 @@ class ModelEntry:
     def accuracy_skipped(self, mode: str) -> bool:
         """Upstream does not compare this model's results in `mode`: a run that completes is pass_due_to_skip."""
         return self.large_model or (mode == "training" and self.eager_not_deterministic)
+
+    def optimizer_for(self, accuracy_only: bool) -> str:
+        """The training step's optimizer: an accuracy-only run's is that of upstream's CI accuracy job."""
+        return (self.accuracy_optimizer or self.optimizer) if accuracy_only else self.optimizer
 
     def accuracy_batch_size_for(self, mode: str, suite_default: int) -> int:
         if self.accuracy_batch_size == "own":
@@ -208,7 +216,7 @@ _ENTRY_FLAGS = {"inference_grad": False, "deterministic_algorithms": True, "redu
                 "only_training": False,
                 "large_model": False, "eager_not_deterministic": False, "non_deterministic": False,
                 "device_graphs": True, "use_iou_for_bool_masks": False}
-_ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "larger_multiplier_for_smaller_tensor",
+_ENTRY_KEYS = {"modes", "build", "smoke", "tolerance", "optimizer", "accuracy_optimizer", "larger_multiplier_for_smaller_tensor",
                "expected", "skip", "notes", "inductor_config", "presubmit", "presubmit_compile",
                "lists", "workload", "speedup_target", "accuracy_batch_size", *_ENTRY_FLAGS}
 _MODE_KEYS = {"batch_size"}
@@ -320,6 +328,9 @@ def _parse_entry(name: str, raw: Any, at: _At, build_schema: SuiteBuild | None) 
         _refuse_unknown_keys(raw["build"], build_schema.build_keys, at.at("build"))
     optimizer = raw.get("optimizer", "adam")
     _require(optimizer in OPTIMIZERS, at.at("optimizer"), f"optimizer must be one of {OPTIMIZERS}")
+    accuracy_optimizer = raw.get("accuracy_optimizer", optimizer)
+    _require(accuracy_optimizer in OPTIMIZERS, at.at("accuracy_optimizer"),
+             f"accuracy_optimizer must be one of {OPTIMIZERS}")
     tolerance = raw.get("tolerance", {})
     _require(isinstance(tolerance, dict), at.at("tolerance"), "tolerance must be a dict {mode: float}")
     for key in tolerance:
@@ -352,6 +363,7 @@ def _parse_entry(name: str, raw: Any, at: _At, build_schema: SuiteBuild | None) 
         smoke_build=smoke_build,
         tolerance=_parse_tolerances(tolerance, at.at("tolerance")),
         optimizer=optimizer,
+        accuracy_optimizer=accuracy_optimizer,
         larger_multiplier_for_smaller_tensor=bool(raw.get("larger_multiplier_for_smaller_tensor", False)),
         inductor_config=dict(raw.get("inductor_config", {})),
         expected=tuple(_parse_rule(r, at.at("expected", i), with_status=True)

@@ -162,6 +162,18 @@ def test_accuracy_only_runs_keep_a_fixed_batch_size() -> None:
     assert batch("pytorch_unet", "training") == 2
 
 
+def test_accuracy_only_runs_step_the_optimizer_of_upstreams_ci_accuracy_job() -> None:
+    """The community's expected statuses come from `--ci` runs, which step CI_USE_SGD models with SGD; the dashboard's
+    runs (and ours that time) step them with Adam."""
+    torchbench, timm = load_manifest("torchbench"), load_manifest("timm")
+    resnet50 = torchbench.model("resnet50")
+    assert (resnet50.optimizer_for(accuracy_only=False), resnet50.optimizer_for(accuracy_only=True)) == ("adam", "sgd")
+    assert timm.model("inception_v3").optimizer_for(accuracy_only=True) == "sgd"
+    for model, kind in (("resnet18", "sgd"), ("Super_SloMo", "adam")):  # BENCHMARK_USE_SGD, and neither list
+        entry = torchbench.model(model)
+        assert entry.optimizer_for(accuracy_only=False) == entry.optimizer_for(accuracy_only=True) == kind
+
+
 # Every suite's manifest passes the Python validator. ci/test.sh runs this file before Bazel, so a manifest that
 # Python refuses fails CI before the Starlark macro (tools/build_defs/suite_tests.bzl) reads it.
 REAL_MANIFESTS = {**{suite: (suite, path) for suite, path in all_manifest_paths().items()},
@@ -266,6 +278,7 @@ def test_bzl_data_knows_the_line_of_every_key(tmp_path: Path) -> None:
     (5, '    "tolerance": {"training": 1e999, "inference": 0.001},', ["tolerance.training", "inf"]),
     (9, '            "build": {}, "tolerance": {"inference@cpu": -1},', ["models.m.tolerance['inference@cpu']", ">= 0"]),
     (9, '            "build": {}, "tolerance": {"inference": "0.1"},', ["models.m.tolerance.inference", "finite number"]),
+    (9, '            "build": {}, "accuracy_optimizer": "SGD",', ["models.m.accuracy_optimizer", "adam"]),
 ])
 def test_bad_values_are_refused_with_file_line_and_field(tmp_path: Path, line: int, text: str, names: list[str]) -> None:
     path, message = _refusal(tmp_path, _lined(line, text))

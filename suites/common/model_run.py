@@ -284,6 +284,7 @@ class ModelRun:
         grad_mode = torch.enable_grad() if self.training or self.entry.inference_grad else torch.no_grad()
         inductor_options = {**self.entry.inductor_config, **dict(self.plan.inductor_overrides)}  # a variant's win
         with grad_mode, torch._inductor.config.patch(inductor_options), forced_fallbacks(self._fallback_policy):
+            self.result.config.optimizer = self._optimizer
             run = self._load_and_prepare()
             ended = self._timing(run)
             if ended:
@@ -533,9 +534,15 @@ class ModelRun:
         finally:
             self.result.phase_wall_s[name] += time.perf_counter() - start
 
+    @property
+    def _optimizer(self) -> str:
+        """Upstream's optimizer for this run; "none" in inference and on devices upstream gives none (CPU)."""
+        if not (self.training and self.device.has_optimizer):
+            return "none"
+        return self.entry.optimizer_for(accuracy_only=not self.plan.measure_performance)
+
     def _fresh_optimizer(self, iteration: Iteration, model: torch.nn.Module) -> None:
-        iteration.optimizer = (make_optimizer(self.entry.optimizer, model)
-                               if self.training and self.device.has_optimizer else None)
+        iteration.optimizer = make_optimizer(self._optimizer, model)
 
     @contextlib.contextmanager
     def _first_compile(self) -> Iterator[None]:

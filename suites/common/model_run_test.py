@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import weakref
 from collections import OrderedDict
@@ -54,6 +55,32 @@ def test_the_timed_model_is_gone_when_training_accuracy_work_starts(monkeypatch:
     assert result.community_status == "pass", result.failure.message
     assert result.performance.measured and result.accuracy.checked
     assert alive_at_reference == [timed_model_kept]
+
+
+@pytest.mark.parametrize(("stepping_device", "measure_performance", "optimizer"),
+                         [(True, False, "sgd"), (True, True, "adam"), (False, False, "none")])
+def test_an_accuracy_only_run_steps_the_optimizer_of_upstreams_ci_job(tmp_path: Path, stepping_device: bool,
+                                                                      measure_performance: bool, optimizer: str) -> None:
+    """The result records the optimizer the training step used: the manifest's accuracy_optimizer when accuracy runs
+    alone, its optimizer when timing runs too, none on a device upstream steps none on (the CPU)."""
+    cpu = get_device("cpu")
+
+    class Stepping(type(cpu)):  # type: ignore[misc]
+        has_optimizer = True
+
+    manifest = load_manifest("selftest")
+    entry = dataclasses.replace(manifest.model("healthy"), accuracy_optimizer="sgd")
+    selftest_loader = loaders.loader_module("selftest")
+    device = Stepping() if stepping_device else cpu
+    run = ModelRun(manifest, entry, "training", get_backend("aot_eager"), device, True, entry.smoke_batch_size,
+                   RunPlan(measure_performance=measure_performance, warmup_iterations=1, repeats=2),
+                   selftest_loader.build, turns=DeviceTurns(str(tmp_path / "device.lock")))
+    result = run.run()
+    assert result.config.optimizer == optimizer
+    if optimizer == "adam":  # upstream's Adam is capturable, which refuses CPU parameters: so Adam did the step
+        assert "capturable=True" in result.failure.message
+    else:
+        assert result.community_status == "pass", result.failure.message
 
 
 @pytest.mark.parametrize("mode", ["training", "inference"])

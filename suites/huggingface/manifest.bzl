@@ -28,7 +28,7 @@ Bump "version" whenever the model list, a batch size, a tolerance, a config numb
 
 MANIFEST = {
     "suite": "huggingface",
-    "version": "1.7.0",
+    "version": "1.8.0",
     "accuracy_batch_size": 1,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -72,6 +72,7 @@ MANIFEST = {
             "presubmit_compile": ["training", "inference"],
         },
         "BlenderbotForCausalLM": {
+            "accuracy_optimizer": "sgd",
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
             "build": {"class": "BlenderbotForCausalLM", "config": {}, "seq_len": 128, "labels": "tokens"},
             "smoke": {"batch_size": 2, "build": {"config": {"d_model": 32, "encoder_layers": 1, "decoder_layers": 2, "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_ffn_dim": 64, "decoder_ffn_dim": 64, "vocab_size": 256, "max_position_embeddings": 64}, "seq_len": 16}},

@@ -18,7 +18,7 @@ Bump "version" whenever the model list, a batch size, a tolerance or an expectat
 
 MANIFEST = {
     "suite": "timm",
-    "version": "1.1.0",
+    "version": "1.2.0",
     "accuracy_batch_size": 8,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -56,6 +56,7 @@ MANIFEST = {
             "presubmit_compile": ["training", "inference"],
         },
         "dm_nfnet_f0": {
+            "accuracy_optimizer": "sgd",
             "modes": {"training": {"batch_size": 128}, "inference": {"batch_size": 128}},
             "build": {"timm_name": "dm_nfnet_f0.dm_in1k", "input_size": {"training": [3, 192, 192], "inference": [3, 256, 256]}},
             "smoke": {"batch_size": 2, "build": {"kwargs": {"depths": [1, 1], "channels": [32, 64], "stem_chs": 16, "group_size": 16, "num_features": 128, "num_classes": 10}, "input_size": [3, 64, 64]}},
@@ -67,6 +68,7 @@ MANIFEST = {
             "optimizer": "sgd",
         },
         "inception_v3": {
+            "accuracy_optimizer": "sgd",
             "modes": {"training": {"batch_size": 128}, "inference": {"batch_size": 128}},
             "build": {"timm_name": "inception_v3.tv_in1k", "input_size": {"training": [3, 299, 299], "inference": [3, 299, 299]}},
             "smoke": {"batch_size": 2, "build": {"kwargs": {"num_classes": 10}, "input_size": [3, 75, 75]}},
@@ -87,6 +89,7 @@ MANIFEST = {
             "larger_multiplier_for_smaller_tensor": True,
         },
         "mobilevit_s": {
+            "accuracy_optimizer": "sgd",
             "modes": {"training": {"batch_size": 64}, "inference": {"batch_size": 64}},
             "build": {"timm_name": "mobilevit_s.cvnets_in1k", "input_size": {"training": [3, 256, 256], "inference": [3, 256, 256]}, "loss_scale": 1000.0},
             "smoke": {"batch_size": 2, "build": {"kwargs": {"width_factor": 0.5, "num_classes": 10}, "input_size": [3, 64, 64]}},

@@ -27,7 +27,7 @@ Bump "version" whenever the model list, a batch size, a tolerance or an expectat
 
 MANIFEST = {
     "suite": "torchbench",
-    "version": "1.8.0",
+    "version": "1.9.0",
     "accuracy_batch_size": 4,
     "training_accuracy_mode": "eval",
     "tolerance": {"training": 0.001, "inference": 0.0001},
@@ -71,6 +71,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "DALLE2_pytorch": {
+            "accuracy_optimizer": "sgd",
             "lists": ["training"],
             "modes": {"training": {"batch_size": 4}},
             "build": {"source": "torchbench", "folder": "canary_models", "unavailable": {"training": "canary model upstream (not run by the community harness); needs dalle2-pytorch from a git commit plus about 20 packages, and its constructor downloads OpenAI CLIP ViT-B/32"}},
@@ -108,6 +109,7 @@ MANIFEST = {
             "notes": "training batch 4 from upstream's torchbench.yaml (default 256)",
         },
         "detectron2_fasterrcnn_r_101_c4": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -118,6 +120,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_101_dc5": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -128,6 +131,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_101_fpn": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -138,6 +142,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_50_c4": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -148,6 +153,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_50_dc5": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -158,6 +164,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_fasterrcnn_r_50_fpn": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -178,6 +185,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "train raises NotImplementedError upstream (FCOS training is unsupported by detectron2); it also needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com"}],
         },
         "detectron2_maskrcnn": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -188,6 +196,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_101_c4": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -198,6 +207,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_101_fpn": {
+            "accuracy_optimizer": "sgd",
             "use_iou_for_bool_masks": True,
             "deterministic_algorithms": False,
             "only_training": True,
@@ -209,6 +219,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_50_c4": {
+            "accuracy_optimizer": "sgd",
             "use_iou_for_bool_masks": True,
             "deterministic_algorithms": False,
             "only_training": True,
@@ -220,6 +231,7 @@ MANIFEST = {
             "expected": [{"device": "*", "mode": "training", "backend": "*", "status": "model_fail_to_load", "reason": "needs detectron2 (built from source at 0df2d73, not on PyPI) and a model_final checkpoint from dl.fbaipublicfiles.com; upstream's harness skips detectron2 training too (skip.test.training)"}],
         },
         "detectron2_maskrcnn_r_50_fpn": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "only_training": True,
             "lists": ["training"],
@@ -324,6 +336,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "mobilenet_v2_quantized_qat": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "lists": ["training"],
             "modes": {"training": {"batch_size": 96}},
@@ -343,6 +356,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "moco": {
+            "accuracy_optimizer": "sgd",
             "lists": ["training", "inference"],
             "modes": {"training": {"batch_size": 32}, "inference": {"batch_size": 32}},
             "build": {"source": "torchbench", "folder": "models"},
@@ -420,6 +434,7 @@ MANIFEST = {
             "notes": "training batch 1 is a placeholder: the mode is classified unavailable",
         },
         "pytorch_CycleGAN_and_pix2pix": {
+            "accuracy_optimizer": "sgd",
             "deterministic_algorithms": False,
             "lists": ["training"],
             "accuracy_batch_size": "own",
@@ -466,6 +481,7 @@ MANIFEST = {
             "presubmit_compile": ["inference"],
         },
         "resnet50": {
+            "accuracy_optimizer": "sgd",
             "lists": ["training", "inference"],
             "modes": {"training": {"batch_size": 32}, "inference": {"batch_size": 32}},
             "build": {"source": "torchvision", "arch": "resnet50"},
@@ -580,6 +596,7 @@ MANIFEST = {
             "presubmit": False,
         },
         "vision_maskrcnn": {
+            "accuracy_optimizer": "sgd",
             "use_iou_for_bool_masks": True,
             "lists": ["training"],
             "accuracy_batch_size": "own",
