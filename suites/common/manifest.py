@@ -27,7 +27,9 @@ Each entry:
                                                   (large suites keep CI within budget by picking a presubmit subset)
   presubmit_compile  [mode]                       optional; the modes in which CPU presubmit compiles this model's smoke
                                                   variant with Inductor (others only with aot_eager; nightly compiles all)
-  expected   [{device, mode, backend, status, reason}]   optional; "*" matches anything; default "pass"
+  expected   [{device, mode, backend, status, reason}]   optional; "*" matches anything; default "pass"; a rule
+                                                  may add "plan": "both" (the accuracy check of a timed run) or
+                                                  "accuracy" (an accuracy-only run, as upstream's CI job); default "*"
   skip       [{device, mode, backend, reason}]           optional; combinations not run (status "skipped")
   workload   "forward" | "generation"             optional, default forward (one forward pass or training step);
                                                   generation: inference timed through the model's generate() with
@@ -82,6 +84,7 @@ from suites.common.status import COMMUNITY_STATUSES
 
 MODES = ("training", "inference")
 OPTIMIZERS = ("adam", "sgd", "none")
+RULE_PLANS = ("*", "both", "accuracy")  # an expectation's run plan: any, the timed run's check, an accuracy-only run
 WORKLOADS = ("forward", "generation")
 SUITES_DIR = Path(__file__).resolve().parent.parent
 
@@ -99,9 +102,11 @@ class Rule:
     backend: str
     reason: str
     status: str = ""
+    plan: str = "*"  # expectations only: "both" or "accuracy" (the run's --plan) when the status holds for one
 
-    def matches(self, device: str, mode: str, backend: str) -> bool:
-        return all(fnmatch.fnmatchcase(v, p) for v, p in ((device, self.device), (mode, self.mode), (backend, self.backend)))
+    def matches(self, device: str, mode: str, backend: str, plan: str = "both") -> bool:
+        return all(fnmatch.fnmatchcase(v, p) for v, p in ((device, self.device), (mode, self.mode), (backend, self.backend),
+                                                          (plan, self.plan)))
 
 
 @dataclass(frozen=True)
@@ -148,12 +153,12 @@ class ModelEntry:
     def modes(self) -> tuple[str, ...]:
         return tuple(m for m in MODES if m in self.batch_sizes)
 
-    def expected_status(self, device: str, mode: str, backend: str, checks_accuracy: bool = True) -> tuple[str, str]:
-        """(community status string, reason) expected for this combination; "pass" unless a rule says otherwise.
-        A run that checks no accuracy (--plan performance) cannot give an accuracy check's verdict."""
+    def expected_status(self, device: str, mode: str, backend: str, plan: str = "both") -> tuple[str, str]:
+        """(community status string, reason) expected for this combination and run plan (suites.run --plan); "pass"
+        unless a rule says otherwise. A run that checks no accuracy (performance) cannot give an accuracy verdict."""
         for rule in self.expected:
-            if rule.matches(device, mode, backend):
-                if not checks_accuracy and rule.status in ACCURACY_VERDICTS:
+            if rule.matches(device, mode, backend, "both" if plan == "performance" else plan):
+                if plan == "performance" and rule.status in ACCURACY_VERDICTS:
                     return "pass", f"a performance-only run checks no accuracy (where checked: {rule.status}, {rule.reason})"
                 return rule.status, rule.reason
         if self.accuracy_skipped(mode):
@@ -422,14 +427,18 @@ def _parse_tolerances(tolerance: dict[str, Any], at: _At) -> dict[str, float]:
 
 def _parse_rule(raw: Any, at: _At, *, with_status: bool) -> Rule:
     keys = {"device", "mode", "backend", "reason"} | ({"status"} if with_status else set())
-    _require(isinstance(raw, dict) and set(raw) == keys, at, f"each rule needs exactly the keys {sorted(keys)}")
+    optional = {"plan"} if with_status else set()
+    _require(isinstance(raw, dict) and keys <= set(raw) <= keys | optional, at,
+             f"each rule needs exactly the keys {sorted(keys)}" + (f", and may have {sorted(optional)}" if optional else ""))
+    plan = raw.get("plan", "*")
+    _require(plan in RULE_PLANS, at.at("plan"), f"plan must be one of {RULE_PLANS}, got {plan!r}")
     _require(isinstance(raw["reason"], str) and bool(raw["reason"].strip()), at.at("reason"),
              "every rule needs a non-empty reason")
     if with_status:
         _require(raw["status"] in COMMUNITY_STATUSES, at.at("status"),
                  f"status {raw['status']!r} is not a known status ({', '.join(COMMUNITY_STATUSES)})")
     return Rule(device=raw["device"], mode=raw["mode"], backend=raw["backend"], reason=raw["reason"],
-                status=raw.get("status", ""))
+                status=raw.get("status", ""), plan=plan)
 
 
 def _refuse_unknown_keys(raw: dict[str, Any], allowed: Collection[str], at: _At) -> None:

@@ -102,11 +102,18 @@ def test_expectations_and_skips_match_by_pattern(tmp_path: Path) -> None:
     entry = load_manifest("x", path).model("m")
     assert entry.expected_status("cuda", "inference", "inductor_cudagraphs") == ("fail_accuracy", "known bug")
     assert entry.expected_status("cpu", "inference", "inductor") == ("pass", "")
-    status, reason = entry.expected_status("cuda", "inference", "inductor_cudagraphs", checks_accuracy=False)
+    status, reason = entry.expected_status("cuda", "inference", "inductor_cudagraphs", plan="performance")
     assert status == "pass" and "performance-only" in reason and "known bug" in reason
     assert entry.skip_reason("npu", "inference", "eager") == "needs CANN 8"
     assert "does not take part in training" in entry.skip_reason("cpu", "training", "eager")
     assert entry.skip_reason("cpu", "inference", "eager") is None
+
+
+def test_an_expectation_can_hold_for_one_run_plan() -> None:
+    """resnet50's AMP training fails the timed run's check (Adam, batch 32) and passes accuracy-only (SGD, batch 4)."""
+    resnet50 = load_manifest("torchbench").model("resnet50")
+    assert resnet50.expected_status("cuda", "training", "inductor_cudagraphs")[0] == "fail_accuracy"
+    assert resnet50.expected_status("cuda", "training", "inductor_cudagraphs", plan="accuracy") == ("pass", "")
 
 
 def test_inference_grad_follows_upstreams_pick_grad() -> None:
@@ -279,6 +286,8 @@ def test_bzl_data_knows_the_line_of_every_key(tmp_path: Path) -> None:
     (9, '            "build": {}, "tolerance": {"inference@cpu": -1},', ["models.m.tolerance['inference@cpu']", ">= 0"]),
     (9, '            "build": {}, "tolerance": {"inference": "0.1"},', ["models.m.tolerance.inference", "finite number"]),
     (9, '            "build": {}, "accuracy_optimizer": "SGD",', ["models.m.accuracy_optimizer", "adam"]),
+    (9, '            "build": {}, "expected": [{"device": "*", "mode": "*", "backend": "*", "plan": "timed", '
+        '"status": "crash", "reason": "r"}],', ["models.m.expected[0].plan", "'timed'"]),
 ])
 def test_bad_values_are_refused_with_file_line_and_field(tmp_path: Path, line: int, text: str, names: list[str]) -> None:
     path, message = _refusal(tmp_path, _lined(line, text))

@@ -87,8 +87,7 @@ class ModelRequest:
 
     def expected_status(self, manifest: Manifest) -> tuple[str, str]:
         """The manifest's expected (status, reason) for this request's run."""
-        return manifest.model(self.model).expected_status(self.device, self.mode, self.backend,
-                                                          self.run_plan().check_accuracy)
+        return manifest.model(self.model).expected_status(self.device, self.mode, self.backend, self.plan)
 
     def result_id(self) -> str:
         # How long it timed does not change what ran; a compiler variant does (and is left out when unset, so that
@@ -125,7 +124,8 @@ class ModelRequest:
             accuracy_iterations=plan.accuracy_iterations if plan.check_accuracy else 0,
             accuracy_batch_size=self.resolved_batch_size(manifest) if plan.check_accuracy else 0,
             split_processes=self.plan != "both", performance_only=not plan.check_accuracy,
-            inductor_overrides=self.inductor_config))
+            inductor_overrides=self.inductor_config,
+            optimizer=result.config.optimizer))  # the run's own record (ModelRun): "" when it never got that far
 
 
 def add_request_arguments(parser: argparse.ArgumentParser) -> None:

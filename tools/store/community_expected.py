@@ -108,7 +108,9 @@ def _explanation(result: pb.ModelResult, manifest: Manifest, triaged: dict[str, 
     c = result.config
     parts = []
     try:
-        expected, reason = manifest.model(c.model).expected_status(c.device, mode_name(c.mode), c.backend)
+        # A split result's status is its accuracy-only run's (the launcher's --split-processes, or --plan accuracy).
+        plan = "accuracy" if c.split_processes and not c.performance_only else "both"
+        expected, reason = manifest.model(c.model).expected_status(c.device, mode_name(c.mode), c.backend, plan)
     except ManifestError:  # a model the manifest no longer lists
         expected, reason = "", ""
     if expected == result.community_status and reason:
