@@ -539,7 +539,7 @@ class ModelRun:
         """Upstream's optimizer for this run; "none" in inference and on devices upstream gives none (CPU)."""
         if not (self.training and self.device.has_optimizer):
             return "none"
-        return self.entry.optimizer_for(accuracy_only=not self.plan.measure_performance)
+        return self.plan.optimizer or self.entry.optimizer_for(accuracy_only=not self.plan.measure_performance)
 
     def _fresh_optimizer(self, iteration: Iteration, model: torch.nn.Module) -> None:
         iteration.optimizer = make_optimizer(self._optimizer, model)

@@ -57,12 +57,15 @@ def test_the_timed_model_is_gone_when_training_accuracy_work_starts(monkeypatch:
     assert alive_at_reference == [timed_model_kept]
 
 
-@pytest.mark.parametrize(("stepping_device", "measure_performance", "optimizer"),
-                         [(True, False, "sgd"), (True, True, "adam"), (False, False, "none")])
+@pytest.mark.parametrize(("stepping_device", "measure_performance", "override", "optimizer"),
+                         [(True, False, "", "sgd"), (True, True, "", "adam"), (False, False, "", "none"),
+                          (True, False, "adam", "adam")])
 def test_an_accuracy_only_run_steps_the_optimizer_of_upstreams_ci_job(tmp_path: Path, stepping_device: bool,
-                                                                      measure_performance: bool, optimizer: str) -> None:
+                                                                      measure_performance: bool, override: str,
+                                                                      optimizer: str) -> None:
     """The result records the optimizer the training step used: the manifest's accuracy_optimizer when accuracy runs
-    alone, its optimizer when timing runs too, none on a device upstream steps none on (the CPU)."""
+    alone, its optimizer when timing runs too, none on a device upstream steps none on (the CPU), and the plan's
+    where it names one (a triage's rerun)."""
     cpu = get_device("cpu")
 
     class Stepping(type(cpu)):  # type: ignore[misc]
@@ -73,7 +76,7 @@ def test_an_accuracy_only_run_steps_the_optimizer_of_upstreams_ci_job(tmp_path: 
     selftest_loader = loaders.loader_module("selftest")
     device = Stepping() if stepping_device else cpu
     run = ModelRun(manifest, entry, "training", get_backend("aot_eager"), device, True, entry.smoke_batch_size,
-                   RunPlan(measure_performance=measure_performance, warmup_iterations=1, repeats=2),
+                   RunPlan(measure_performance=measure_performance, warmup_iterations=1, repeats=2, optimizer=override),
                    selftest_loader.build, turns=DeviceTurns(str(tmp_path / "device.lock")))
     result = run.run()
     assert result.config.optimizer == optimizer

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, fields
 
 from parity.v1 import results_pb2 as pb
-from suites.common.manifest import MODES, Manifest
+from suites.common.manifest import MODES, OPTIMIZERS, Manifest
 from suites.common.sampling import DEFAULT_TARGET_REL_WIDTH, DEFAULT_TIME_CAP_S, SamplingPolicy
 
 PRECISION_OF_MODE = {"training": pb.PRECISION_AMP, "inference": pb.PRECISION_BFLOAT16}
@@ -29,6 +29,7 @@ class RunPlan:
     timing_target: float = DEFAULT_TARGET_REL_WIDTH  # more rounds of `repeats` pairs until the interval is this narrow
     timing_cap_s: float = 0.0  # ... or the timing loop has run this long (0: the community's one round)
     inductor_overrides: tuple[tuple[str, object], ...] = ()  # over the manifest's options: a compiler variant
+    optimizer: str = ""  # over the manifest's choice for the plan: a triage's rerun steps what its result stepped
 
     @property
     def sampling(self) -> SamplingPolicy:
@@ -53,6 +54,9 @@ class ModelRequest:
     # Inductor options over the manifest's, as JSON (e.g. '{"pattern_matcher": false}'): a compiler variant, for an
     # A/B comparison. Part of the result's identity; the result records it (RunConfig.inductor_overrides).
     inductor_config: str = ""
+    # The training step's optimizer, over the manifest's choice for the plan ("": that choice). A triage reruns an
+    # accuracy check alone, which would otherwise step upstream's CI optimizer where the result stepped another.
+    optimizer: str = ""
 
     def resolved_batch_size(self, manifest: Manifest) -> int:
         if self.batch_size:
@@ -70,7 +74,7 @@ class ModelRequest:
                        warmup_iterations=self.warmup, repeats=self.repeats, timing_target=self.timing_target,
                        # A smoke variant's timing proves the path works, it is no benchmark: one round, no more.
                        timing_cap_s=0.0 if self.smoke else self.timing_cap_s,
-                       inductor_overrides=tuple(self.inductor_overrides().items()))
+                       inductor_overrides=tuple(self.inductor_overrides().items()), optimizer=self.optimizer)
 
     def inductor_overrides(self) -> dict[str, object]:
         """The Inductor options this request sets over the manifest's; a clear error for malformed JSON."""
@@ -93,7 +97,8 @@ class ModelRequest:
         # How long it timed does not change what ran; a compiler variant does (and is left out when unset, so that
         # the ids of results from before the option existed stay as they were).
         untimed = ("repeats", "warmup", "timing_target", "timing_cap_s") + (() if self.inductor_config else
-                                                                            ("inductor_config",))
+                                                                            ("inductor_config",)) + (
+            () if self.optimizer else ("optimizer",))
         key = "|".join(str(getattr(self, f.name)) for f in fields(self) if f.name not in untimed)
         return hashlib.sha256(key.encode()).hexdigest()[:32]
 
@@ -143,6 +148,7 @@ def add_request_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timing-target", type=float, default=DEFAULT_TARGET_REL_WIDTH)
     parser.add_argument("--timing-cap-s", type=float, default=DEFAULT_TIME_CAP_S)
     parser.add_argument("--inductor-config", default="")
+    parser.add_argument("--optimizer", choices=("", *OPTIMIZERS), default="")
 
 
 def request_from_args(args: argparse.Namespace) -> ModelRequest:

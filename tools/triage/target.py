@@ -1,10 +1,10 @@
 """What a triage works on: one stored result of a compiled-side failure, and the request that runs its model again.
 
 The model runs again as the result ran it (suite, model, mode, backend, device, smoke or full, the batch size its
-accuracy was checked at, its Inductor overrides), through the harness's own launcher and child process, but with
-`--plan accuracy`: the accuracy check alone, no timing, unless the failure came while timing (`rerun_plan`).
-Whether a run "fails the same way" is decided by its classified status (and, for fail_to_run, the exception type),
-never by reading logs.
+accuracy was checked at, its Inductor overrides and its training step's optimizer), through the harness's own
+launcher and child process, but with `--plan accuracy`: the accuracy check alone, no timing, unless the failure came
+while timing (`rerun_plan`). Whether a run "fails the same way" is decided by its classified status (and, for
+fail_to_run, the exception type), never by reading logs.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from parity.v1 import results_pb2 as pb
 from proto.result_files import OPINFO_SUFFIX, PLAN_SUFFIX, TRIAGE_SUFFIX, text_form
+from suites.common.manifest import ManifestError, load_manifest
 from suites.common.request import MODE_NAMES, ModelRequest
 from suites.common.result_io import ResultFileError, read_result
 from tools.dashboard.signatures import is_compiled_side, is_failure, signature
@@ -86,9 +87,21 @@ def read_target(path: Path) -> Target:
         # The batch size its accuracy was checked at (a performance-only result checked none: its run's size); a
         # rerun with timing times at the size the result timed at.
         batch_size=(config.accuracy_batch_size if plan == "accuracy" else 0) or config.batch_size,
-        plan=plan, run_id="triage", inductor_config=config.inductor_overrides,
+        plan=plan, run_id="triage", inductor_config=config.inductor_overrides, optimizer=stepped_optimizer(config),
         timing_cap_s=0.0)  # timing, where it runs, is there to reach the failure: one round of pairs is enough
     return Target(path, result, request, config.timeout_s or DEFAULT_MODEL_TIMEOUT_S)
+
+
+def stepped_optimizer(config: pb.RunConfig) -> str:
+    """The optimizer the result's training step used, for its rerun to step too. A result from before
+    RunConfig.optimizer stepped the manifest's `optimizer` (accuracy-only runs got one of their own with that field;
+    one commit, 1d1e286, ran them without recording it). "" for inference, or a model the manifest no longer has."""
+    if config.optimizer or config.mode != pb.MODE_TRAINING:
+        return config.optimizer
+    try:
+        return load_manifest(config.suite).model(config.model).optimizer
+    except ManifestError:
+        return ""
 
 
 def rerun_plan(result: pb.ModelResult) -> str:

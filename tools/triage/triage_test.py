@@ -232,6 +232,20 @@ def test_a_crash_or_timeout_is_triaged_once_compiled_code_ran(tmp_path: Path) ->
     assert read_result(compiled).result_id == "r1"
 
 
+def test_a_rerun_steps_the_optimizer_its_result_stepped(tmp_path: Path) -> None:
+    # resnet50's AMP training failed the timed run's check with Adam; rerun alone, its check would step SGD (upstream's
+    # CI optimizer for it) unless told otherwise.
+    def target(optimizer: str, mode: int = pb.MODE_TRAINING) -> str:
+        result = pb.ModelResult(result_id="r", community_status="fail_accuracy", config=pb.RunConfig(
+            suite="torchbench", model="resnet50", mode=mode, backend="inductor_cudagraphs", device="cuda",
+            batch_size=32, accuracy_batch_size=32, optimizer=optimizer))
+        return read_target(write_result(result, tmp_path, f"{optimizer}-{mode}")).request.optimizer
+
+    assert target("") == "adam"  # recorded before RunConfig.optimizer: the manifest's `optimizer`
+    assert target("sgd") == "sgd"
+    assert target("", pb.MODE_INFERENCE) == ""
+
+
 def test_a_bisector_test_that_failed_another_way_is_noted() -> None:
     # speech_transformer on an H100: with post-grad passes off, the SIGSEGV became CUDA graph trees' pool check.
     crash = pb.ModelResult(community_status="crash", failure=pb.Failure(message="child killed by SIGSEGV"))
