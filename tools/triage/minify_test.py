@@ -35,7 +35,6 @@ def test_a_culprit_before_inductor_is_cut_after_dynamo() -> None:
     assert repro_after("crash", "aot_eager_decomp_partition") == "aot"  # no per-graph comparison to hide it
 
 
-
 def test_a_cut_after_dynamo_compiles_with_the_culprit_backend() -> None:
     after_dynamo = dump_env("fail_accuracy", "aot_eager_decomp_partition", Path("debug"))
     assert after_dynamo["TORCHDYNAMO_REPRO_AFTER"] == "dynamo" and after_dynamo["TORCHDYNAMO_REPRO_LEVEL"] == "4"
