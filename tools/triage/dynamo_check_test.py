@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tools.triage.dynamo_check import as_dynamo_calls_it
+from tools.triage.dynamo_check import TOLERANCE_VARIABLE, as_dynamo_calls_it, plugin_folder
 
 # A frame whose graph compiles with Inductor, checked after Dynamo (level 4); the script prints how many symbols the
 # frame's shape environment held before and after the check, and what the check said. Modes: "fixed" installs
@@ -96,3 +96,15 @@ def test_the_check_gets_the_compiled_graph_as_dynamo_calls_it() -> None:
     called = as_dynamo_calls_it(forward)
     assert not getattr(called, "_boxed_call", False) and called.zero_grad is print and called(1, 2) == 3
     assert getattr(forward, "_boxed_call") and as_dynamo_calls_it(boxed) is boxed  # nothing else is touched
+
+
+def test_the_dump_runs_checks_judge_at_the_models_tolerance(tmp_path: Path) -> None:
+    # The plugin, loaded by `import torch` as in the dump run, sets the tolerance the checks judge at; the minifier's
+    # launcher then carries it in its config lines (generate_config_string is what torch writes there).
+    folder = plugin_folder(tmp_path / "plugin")
+    script = ("import torch, torch._dynamo.debug_utils as d; print(torch._dynamo.config.repro_tolerance); "
+              "print('repro_tolerance = 0.0001' in d.generate_config_string())")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), *filter(None, sys.path)]),
+           TOLERANCE_VARIABLE: "0.0001"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.stdout.split() == ["0.0001", "True"], done.stderr

@@ -72,14 +72,16 @@ def repro_after(status: str, culprit_backend: str) -> str:
     return "dynamo" if status == "fail_accuracy" and culprit_backend in BEFORE_INDUCTOR else "aot"
 
 
-def dump_env(status: str, culprit_backend: str, debug: Path) -> dict[str, str]:
-    """The dump run's variables: where to cut and at what level, where the launcher goes, and for a cut after Dynamo
-    the culprit backend to compile with."""
+def dump_env(status: str, culprit_backend: str, debug: Path, tolerance: float = 0.0) -> dict[str, str]:
+    """The dump run's variables: where to cut and at what level, where the launcher goes, for a cut after Dynamo the
+    culprit backend to compile with, and the tolerance the model's check judged at (0: torch's default)."""
     after = repro_after(status, culprit_backend)
     env = {"TORCHDYNAMO_REPRO_AFTER": after, "TORCHDYNAMO_REPRO_LEVEL": str(REPRO_LEVELS[status]),
            "TORCH_COMPILE_DEBUG_DIR": str(debug), **_SAME_TESTER}
     if after == "dynamo":
         env["TORCH_BISECT_BACKEND"] = culprit_backend
+    if tolerance > 0:
+        env[dynamo_check.TOLERANCE_VARIABLE] = repr(tolerance)
     return env
 
 
@@ -91,7 +93,7 @@ def minify(runs: ModelRuns, work: Path, budget: Budget, culprit_backend: str = "
         return Minified(None, 0, False, f"the minifier cuts graphs that Inductor compiles after AOT Autograd, and "
                         f"backend {backend.name} compiles with {backend.torch_backend or 'nothing'}: no repro was made")
     debug = work / "minify" / "debug"
-    env = dump_env(status, culprit_backend, debug)
+    env = dump_env(status, culprit_backend, debug, runs.target.result.accuracy.tolerance)
     after, level = env["TORCHDYNAMO_REPRO_AFTER"], int(env["TORCHDYNAMO_REPRO_LEVEL"])
     with_backend = f", backend {env['TORCH_BISECT_BACKEND']}" if "TORCH_BISECT_BACKEND" in env else ""
     started = time.monotonic()

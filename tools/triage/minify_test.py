@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from parity.v1 import results_pb2 as pb
+from tools.triage.dynamo_check import TOLERANCE_VARIABLE
 from tools.triage.minify import dump_env, no_launcher, repro_after
 
 
@@ -41,3 +42,8 @@ def test_a_cut_after_dynamo_compiles_with_the_culprit_backend() -> None:
     assert after_dynamo["TORCH_BISECT_BACKEND"] == "aot_eager_decomp_partition"
     after_aot = dump_env("crash", "aot_eager_decomp_partition", Path("debug"))
     assert after_aot["TORCHDYNAMO_REPRO_LEVEL"] == "3" and "TORCH_BISECT_BACKEND" not in after_aot  # Inductor's own
+
+
+def test_the_dump_run_judges_at_the_models_tolerance() -> None:
+    assert dump_env("fail_accuracy", "inductor", Path("debug"), 1e-4)[TOLERANCE_VARIABLE] == "0.0001"
+    assert TOLERANCE_VARIABLE not in dump_env("fail_accuracy", "inductor", Path("debug"))  # none recorded: torch's

@@ -17,6 +17,7 @@ from parity.v1 import results_pb2 as pb
 from suites.common.launcher import LaunchOptions, child_env, run_model
 from suites.common.result_io import FAILURE_TEXT_CHARS
 from tools.triage.budget import Budget, GaveUp
+from tools.triage.dynamo_check import TOLERANCE_VARIABLE
 from tools.triage.target import Target
 
 # Caches that key a compiled graph without what the triage varies between runs (the bisector's switches, a lowering a
@@ -25,7 +26,7 @@ from tools.triage.target import Target
 NO_GRAPH_CACHES = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"}
 # Variables the triage sets for some runs only; inherited, they would steer every run (and the bisector itself).
 OWNED_VARIABLES = ("TORCH_BISECT_BACKEND", "TORCH_BISECT_SUBSYSTEM", "TORCH_BISECT_MAX", "TORCH_COMPILE_BACKEND",
-                   "TORCHDYNAMO_REPRO_AFTER", "TORCHDYNAMO_REPRO_LEVEL", "TORCH_COMPILE_DEBUG_DIR")
+                   "TORCHDYNAMO_REPRO_AFTER", "TORCHDYNAMO_REPRO_LEVEL", "TORCH_COMPILE_DEBUG_DIR", TOLERANCE_VARIABLE)
 # Outcomes of the harness, not of the model: a run that ends in one says nothing about the failure.
 NOT_THE_MODELS = ("infra_error", "skipped", "stopped")
 
