@@ -25,6 +25,8 @@ COMMUNITY_DTYPES: tuple[torch.dtype, ...] = (
 # High-precision mode's supported scope: what the acceptance counts (every eager-supported case passes).
 FP32_SCOPE: tuple[torch.dtype, ...] = (torch.float32,)
 DTYPE_SETS = {"fp32": FP32_SCOPE, "community": COMMUNITY_DTYPES}
+# Each community dtype alone too, by name ("float16"): a triage reruns one case (tools/triage/op_case.py).
+DTYPE_CHOICES = {**DTYPE_SETS, **{str(dtype).removeprefix("torch."): (dtype,) for dtype in COMMUNITY_DTYPES}}
 # Ops whose every sample runs even when a run takes the first sample only (the community test's
 # inductor_all_samples): their samples differ in kind (layouts, dims, scalar forms), not just in size.
 ALWAYS_ALL_SAMPLES = frozenset({

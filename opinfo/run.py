@@ -35,7 +35,7 @@ from compiler.fallback.force import forced_fallbacks  # noqa: E402
 from compiler.fallback.policy import policy_for  # noqa: E402
 from compiler.precision import high_precision  # noqa: E402
 from opinfo import results  # noqa: E402
-from opinfo.catalog import ALWAYS_ALL_SAMPLES, DTYPE_SETS, CatalogError, OpCase, get_group, select_cases  # noqa: E402
+from opinfo.catalog import ALWAYS_ALL_SAMPLES, DTYPE_CHOICES, CatalogError, OpCase, get_group, select_cases  # noqa: E402
 from opinfo.run_case import CaseRun, SampleFailure, run_case  # noqa: E402
 from opinfo.tables import Expectation, load_expectations, load_tolerances  # noqa: E402
 from suites.progress import EtaLine  # noqa: E402
@@ -128,11 +128,11 @@ def run_suite(options: RunOptions, out: Path) -> Summary:
     available = adapter.availability()
     if not available.ok:
         raise RuntimeError(f"device {options.device} is not usable here: {available.reason}")
-    if options.dtypes not in DTYPE_SETS:
-        raise ValueError(f"--dtypes must be one of {', '.join(DTYPE_SETS)}, not {options.dtypes!r}")
+    if options.dtypes not in DTYPE_CHOICES:
+        raise ValueError(f"--dtypes must be one of {', '.join(DTYPE_CHOICES)}, not {options.dtypes!r}")
     info = adapter.info()
     expectations, tolerances = load_expectations(options.device), load_tolerances()
-    cases = _this_shard(select_cases(options.group, options.device, DTYPE_SETS[options.dtypes], options.ops))
+    cases = _this_shard(select_cases(options.group, options.device, DTYPE_CHOICES[options.dtypes], options.ops))
     check_gradients = _gradients(options.gradients, options.device)
     run_id = options.run_id or uuid.uuid4().hex
     prov = results.provenance(options.device, info.name, info.arch, expectations.version, expectations.sha256)
@@ -234,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default=os.environ.get("PARITY_DEVICE", "cpu"))
     parser.add_argument("--group", default=None, help="op groups of opinfo/groups.bzl, comma-separated (default: all)")
     parser.add_argument("--ops", default="", help="comma-separated OpInfo names (name or name.variant)")
-    parser.add_argument("--dtypes", default="fp32", choices=sorted(DTYPE_SETS))
+    parser.add_argument("--dtypes", default="fp32", choices=sorted(DTYPE_CHOICES),
+                        help="a set (fp32: high-precision scope; community: upstream's six) or one dtype by name")
     parser.add_argument("--max-samples", type=int, default=None,
                         help="samples per case (default: all); the community's always-all-samples ops "
                              "(catalog.ALWAYS_ALL_SAMPLES) run whole")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -253,6 +254,13 @@ def run_case(case: OpCase, device: str, tol: Tolerance, policy: FallbackPolicy, 
     return run
 
 
+def _raised(exc: Exception) -> tuple[str, str, str]:
+    """(phase, exception type, message) of compiled code that raised: its compile's error or its run's. The accuracy
+    and gradient phases are for values that differ (a triage reads a case's failure by its phase)."""
+    phase = PHASE_COMPILE if "BackendCompilerFailed" in type(exc).__name__ else PHASE_RUN
+    return phase, type(exc).__name__, str(exc)[:2000]
+
+
 def _run_compiled(run: CaseRun, call: Callable[..., Any], inputs: Any, eager_inputs: Any, expected: Any,
                   tol: Tolerance, compare_values: bool, requires_grad: bool, index: int, dtype: torch.dtype,
                   run_and_get_code: Any, metrics: Any) -> tuple[str, str, str] | None:
@@ -266,9 +274,10 @@ def _run_compiled(run: CaseRun, call: Callable[..., Any], inputs: Any, eager_inp
             torch.manual_seed(index)
             actual, codes = run_and_get_code(torch.compile(call, backend=backend, fullgraph=fullgraph), *args, **kwargs)
         except Exception as exc:  # noqa: BLE001 (classified, not hidden)
-            phase = PHASE_COMPILE if "BackendCompilerFailed" in type(exc).__name__ else PHASE_RUN
-            return phase, type(exc).__name__, str(exc)[:2000]
-    if fullgraph and not graphs[0]:
+            return _raised(exc)
+    # Under torch's compiler bisector (a triage: tools/triage/op_case.py), torch.compile compiles with the backend the
+    # bisector tests instead of ours, so Inductor may rightly not be called.
+    if fullgraph and not graphs[0] and not os.environ.get("TORCH_BISECT_BACKEND"):
         return PHASE_COMPILE, "InductorNotCalled", "the compiled call ran without handing Inductor a graph"
     run.inductor_graphs += graphs[0]
     run.generated_kernels += metrics.generated_kernel_count - kernels_before
@@ -297,8 +306,9 @@ def _run_compiled(run: CaseRun, call: Callable[..., Any], inputs: Any, eager_inp
             return None
         try:
             got = _grads(actual, leaves, index, dtype)
-        except Exception as exc:  # noqa: BLE001
-            return PHASE_GRADIENT, type(exc).__name__, str(exc)[:2000]
+        except Exception as exc:  # noqa: BLE001 (the compiled backward's compile or run raised: not a mismatch)
+            phase, kind, message = _raised(exc)
+            return phase, kind, f"in the backward: {message}"
         if got or want:
             run.gradient_checked += 1
             try:

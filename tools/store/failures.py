@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from tools.store.names import enum_name, mode_name
 
@@ -25,6 +26,11 @@ _VOLATILE = (  # parts of a message that differ between runs of the same failure
 COMPILED_STATUSES = ("fail_accuracy", "fail_to_run")
 DIED_STATUSES = ("crash", "timeout")
 COMPILED_PHASES = (pb.PHASE_COMPILE, pb.PHASE_COMPILED_RUN, pb.PHASE_ACCURACY_CHECK, pb.PHASE_TIMING)
+OPINFO_SUITE = "opinfo"  # an OpInfo case read as a model result (opinfo_as_model_result)
+# A failing OpInfo case read as a model's failure: values or gradients that differ are an accuracy failure; compiled
+# code that raised, in its compile or its run, a failure to run. The runner's own error has no phase: infra_error.
+_OPINFO_FAILURE_STATUS = {pb.PHASE_ACCURACY_CHECK: "fail_accuracy", pb.PHASE_COMPILE: "fail_to_run",
+                          pb.PHASE_COMPILED_RUN: "fail_to_run"}
 # A child that died leaves phase CHILD_PROCESS; the launcher appends the last phase its log says it began
 # (suites/common/launcher.py). These are the harness's phases that compile or run compiled code.
 COMPILED_CHILD_PHASES = ("performance", "analysis", "compiled_check")
@@ -75,6 +81,28 @@ def signature(result: pb.ModelResult) -> Signature:
     exception = result.failure.exception_type
     configuration = "" if exception else configuration_label(result.config)
     return Signature(status, phase, exception, first_line[:160], configuration)
+
+
+def opinfo_as_model_result(result: opinfo_pb2.OpInfoResult) -> pb.ModelResult:
+    """An OpInfo case as the failures page and tools/triage read a model's result: suite `opinfo`, model `<op>
+    <dtype>`, backend inductor (what the suite compiles with), and its first failing sample's failure. Status: pass,
+    skipped, or for FAIL and XFAIL the status of the failure's phase."""
+    name = result.op + (f".{result.variant}" if result.variant else "")
+    if result.outcome == opinfo_pb2.OPINFO_OUTCOME_PASS:
+        status = "pass"
+    elif result.outcome == opinfo_pb2.OPINFO_OUTCOME_SKIP:
+        status = "skipped"
+    else:
+        status = _OPINFO_FAILURE_STATUS.get(result.failure.phase, "infra_error")
+    view = pb.ModelResult(result_id=result.result_id, run_id=result.run_id, community_status=status,
+                          config=pb.RunConfig(suite=OPINFO_SUITE, model=f"{name} {result.dtype}", backend="inductor",
+                                              device=result.device))
+    view.failure.CopyFrom(result.failure)
+    view.provenance.CopyFrom(result.provenance)
+    if status == "fail_accuracy":  # a comparison's AssertionError, alike for every op, as a model's accuracy failure:
+        view.failure.exception_type = ""  # the signature then names the case (one triage per case, not one for all)
+        view.accuracy.detail = result.reason
+    return view
 
 
 def configuration_label(config: pb.RunConfig) -> str:

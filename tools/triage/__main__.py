@@ -1,9 +1,9 @@
 """Triage one stored result of a compiled-side failure.
 
-  python -m tools.triage RESULT(.pb|.txtpb) [--limit-s S] [--max-runs N] [--out DIR] [--keep-work DIR]
+  python -m tools.triage RESULT(.pb|.txtpb|.opinfo.pb) [--limit-s S] [--max-runs N] [--out DIR] [--keep-work DIR]
                          [--inductor-cache DIR]
 
-Reruns the model's accuracy check as the result ran it, bisects the compiler with torch's compiler bisector, minifies
+Reruns the model's accuracy check as the result ran it (or an OpInfo case's samples: tools/triage/op_case.py), bisects the compiler with torch's compiler bisector, minifies
 the failing graph with the Dynamo/AOT minifier, and checks that the minified repro fails in a fresh interpreter.
 Writes <stem>.triage.txtpb (a parity.v1.TriageRecord) and <stem>.repro.py beside the result (or into --out) and
 prints a summary. Exit status: 0 when the triage ran (whatever it found, the limit included), 1 when the triage
@@ -25,7 +25,7 @@ ensure_generated()
 
 from parity.v1 import results_pb2 as pb  # noqa: E402
 from proto.result_files import TRIAGE_TEXT_SUFFIX  # noqa: E402
-from tools.triage.target import TriageInputError  # noqa: E402
+from tools.triage.target import TriageInputError, result_stem  # noqa: E402
 from tools.triage.triage import DEFAULT_LIMIT_S, triage  # noqa: E402
 
 Record = pb.TriageRecord
@@ -34,7 +34,8 @@ Record = pb.TriageRecord
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.triage", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("result", type=Path, help="a stored ModelResult: <stem>.pb or <stem>.txtpb")
+    parser.add_argument("result", type=Path, help="a stored ModelResult (<stem>.pb or <stem>.txtpb), or an OpInfo "
+                        "case's OpInfoResult (<stem>.opinfo.pb)")
     parser.add_argument("--limit-s", type=float, default=DEFAULT_LIMIT_S,
                         help="the whole triage's time limit in seconds (default %(default)g); every subprocess gets "
                              "what is left, and the record says how far each step got")
@@ -54,12 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     except TriageInputError as exc:
         print(f"tools.triage: {exc}", file=sys.stderr)
         return 2
-    print(summary(record, (args.out or args.result.parent) / f"{_stem(args.result)}{TRIAGE_TEXT_SUFFIX}"))
+    print(summary(record, (args.out or args.result.parent) / f"{result_stem(args.result)}{TRIAGE_TEXT_SUFFIX}"))
     return 1 if record.outcome == Record.OUTCOME_ERROR else 0
-
-
-def _stem(path: Path) -> str:
-    return path.name[:-len(path.suffix)] if path.suffix else path.name
 
 
 def summary(record: pb.TriageRecord, path: Path) -> str:

@@ -18,6 +18,7 @@ from suites.common.launcher import LaunchOptions, child_env, run_model
 from suites.common.result_io import FAILURE_TEXT_CHARS
 from tools.triage.budget import Budget, GaveUp
 from tools.triage.dynamo_check import TOLERANCE_VARIABLE
+from tools.triage.op_case import OpCaseRequest, run_case
 from tools.triage.target import Target
 
 # Caches that key a compiled graph without what the triage varies between runs (the bisector's switches, a lowering a
@@ -68,9 +69,12 @@ class ModelRuns:
         out.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
         # The model's process starts in `out`: the minifier writes a convenience copy of its repro into the cwd.
-        with environment({**NO_GRAPH_CACHES, **(env or {})}), contextlib.chdir(out):
-            result = run_model(self.target.request, out, LaunchOptions(timeout_s=timeout_s,
-                                                                       inductor_cache=cache or self.cache))
+        request, variables = self.target.request, {**NO_GRAPH_CACHES, **(env or {})}
+        if isinstance(request, OpCaseRequest):
+            result = run_case(request, out, script_env(cache or self.cache, variables), timeout_s)
+        else:
+            with environment(variables), contextlib.chdir(out):
+                result = run_model(request, out, LaunchOptions(timeout_s=timeout_s, inductor_cache=cache or self.cache))
         wall = time.monotonic() - start
         log(f"run {self.count} ({name}): {result.community_status} in {wall:.0f} s")
         if result.community_status == "timeout" and timeout_s < self.target.model_timeout_s:

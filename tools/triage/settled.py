@@ -5,7 +5,8 @@
 The model's process found its failing graph inside the check's settings: deterministic algorithms, no TF32, cuDNN
 determinism (suites/common/settings.py and the device's determinism()). `python SCRIPT` runs with torch's defaults
 instead, where a graph near its tolerance may be judged differently. So the minifier's process and the repro's check
-run under this, with the harness's own context managers and the manifest entry's switches.
+run under this, with the harness's own context managers and the manifest entry's switches. An OpInfo case's
+(`--suite opinfo`, `--model "<op> <dtype>"`) runs under the suite's high-precision mode and forced fallbacks.
 """
 
 from __future__ import annotations
@@ -17,15 +18,25 @@ import sys
 from collections.abc import Iterator
 
 from compiler.devices.registry import get_device
+from compiler.fallback.force import forced_fallbacks
+from compiler.fallback.policy import policy_for
+from compiler.precision import high_precision
 from suites.common.manifest import load_manifest
 from suites.common.request import ModelRequest
 from suites.common.settings import accuracy_settings
+from tools.store.failures import OPINFO_SUITE
 from tools.triage import dynamo_check
+from tools.triage.op_case import OpCaseRequest
 
 
 @contextlib.contextmanager
 def check_settings(suite: str, model: str, device_type: str) -> Iterator[None]:
-    """What the harness's accuracy check runs its compiled model under (a run that compiles for its check)."""
+    """What the harness's accuracy check runs its compiled model under (a run that compiles for its check); for an
+    OpInfo case, what the suite runs every case under (opinfo/run.py)."""
+    if suite == OPINFO_SUITE:
+        with high_precision(), forced_fallbacks(policy_for(device_type)):
+            yield
+        return
     entry = load_manifest(suite).model(model)
     device = get_device(device_type)
     device.prepare_deterministic_runs()
@@ -34,7 +45,7 @@ def check_settings(suite: str, model: str, device_type: str) -> Iterator[None]:
         yield
 
 
-def command(request: ModelRequest) -> list[str]:
+def command(request: ModelRequest | OpCaseRequest) -> list[str]:
     """The argv prefix that runs a script under the check settings of `request`'s model (append the script and its
     arguments)."""
     return [sys.executable, "-m", "tools.triage.settled", "--suite", request.suite, "--model", request.model,

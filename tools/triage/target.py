@@ -13,13 +13,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from google.protobuf import text_format
+from google.protobuf.message import DecodeError
+
 from parity.v1 import results_pb2 as pb
-from proto.result_files import OPINFO_SUFFIX, PLAN_SUFFIX, TRIAGE_SUFFIX, text_form
+from proto.result_files import PLAN_SUFFIX, TRIAGE_SUFFIX, text_form
 from suites.common.manifest import ManifestError, load_manifest
 from suites.common.request import MODE_NAMES, ModelRequest
 from suites.common.result_io import ResultFileError, read_result
 from tools.dashboard.signatures import is_compiled_side, is_failure, signature
-from tools.store.failures import DIED_STATUSES, last_child_phase
+from tools.store.failures import DIED_STATUSES, last_child_phase, opinfo_as_model_result
+from tools.triage import op_case
+from tools.triage.op_case import OpCaseRequest
 
 # A child that died naming no phase (results from before the launcher recorded one) can still show it was timing:
 # faulthandler's stack in its log tail passes through the harness's timing step.
@@ -27,8 +32,7 @@ _TIMING_FRAME = re.compile(r'suites/common/model_run\.py", line \d+ in _performa
 DEFAULT_MODEL_TIMEOUT_S = 2000.0  # the launcher's default, for results that do not record theirs
 RESULT_SUFFIXES = (".pb", ".txtpb")
 # Files beside the results that hold other messages (proto/result_files.py names them).
-_OTHER_MESSAGES = {suffix: kind for binary, kind in ((PLAN_SUFFIX, "a run's plan"), (OPINFO_SUFFIX, "an OpInfo result"),
-                                                    (TRIAGE_SUFFIX, "a triage record"))
+_OTHER_MESSAGES = {suffix: kind for binary, kind in ((PLAN_SUFFIX, "a run's plan"), (TRIAGE_SUFFIX, "a triage record"))
                    for suffix in (binary, text_form(binary))}
 
 
@@ -39,14 +43,14 @@ class TriageInputError(ValueError):
 @dataclass(frozen=True)
 class Target:
     path: Path                # the result file
-    result: pb.ModelResult
-    request: ModelRequest     # the accuracy check of the result's configuration
+    result: pb.ModelResult    # an OpInfo case's as op_case reads it
+    request: ModelRequest | OpCaseRequest  # the accuracy check of the result's configuration, or the case's run
     model_timeout_s: float    # the model's own timeout in the run that failed
 
     @property
     def stem(self) -> str:
-        """<stem> of <stem>.pb / <stem>.txtpb: the triage's files are named after it."""
-        return self.path.name[:-len(self.path.suffix)]
+        """The triage's files are named after it."""
+        return result_stem(self.path)
 
     @property
     def status(self) -> str:
@@ -57,18 +61,26 @@ class Target:
         return signature(self.result).label
 
 
+def result_stem(path: Path) -> str:
+    """<stem> of <stem>.pb / <stem>.txtpb, and of an OpInfo case's <stem>.opinfo.pb."""
+    suffix = next((s for s in op_case.RESULT_SUFFIXES if path.name.endswith(s)), path.suffix)
+    return path.name[:-len(suffix)] if suffix else path.name
+
+
 def read_target(path: Path) -> Target:
-    """The result at `path` as a triage target; TriageInputError for a missing file, anything but a ModelResult, or
-    a failure that is not on the compiled side."""
+    """The result at `path` as a triage target; TriageInputError for a missing file, anything but a ModelResult or an
+    OpInfo case, or a failure that is not on the compiled side."""
     other = next((kind for suffix, kind in _OTHER_MESSAGES.items() if path.name.endswith(suffix)), "")
     if other:
         raise TriageInputError(f"{path} is {other}, not a model result: give the <stem>.pb (or .txtpb) of the model "
-                               "run that failed")
+                               "run that failed, or the <stem>.opinfo.pb of an OpInfo case")
     if path.suffix not in RESULT_SUFFIXES:
         raise TriageInputError(f"{path}: give a model result file (<stem>.pb or <stem>.txtpb, as suites.run and the "
                                "Bazel model targets write them)")
     if not path.is_file():
         raise TriageInputError(f"{path}: no such file")
+    if op_case.is_case_file(path):
+        return _case_target(path)
     try:
         result = read_result(path)
     except ResultFileError as exc:
@@ -90,6 +102,18 @@ def read_target(path: Path) -> Target:
         plan=plan, run_id="triage", inductor_config=config.inductor_overrides, optimizer=stepped_optimizer(config),
         timing_cap_s=0.0)  # timing, where it runs, is there to reach the failure: one round of pairs is enough
     return Target(path, result, request, config.timeout_s or DEFAULT_MODEL_TIMEOUT_S)
+
+
+def _case_target(path: Path) -> Target:
+    try:
+        case, request = op_case.read_case(path)
+    except (ValueError, OSError, DecodeError, text_format.ParseError) as exc:  # malformed, incomplete or unreadable
+        raise TriageInputError(f"{path}: not a readable OpInfo result ({exc})") from None
+    result = opinfo_as_model_result(case)
+    refusal = _refusal(result)
+    if refusal:
+        raise TriageInputError(f"{path}: {refusal}")
+    return Target(path, result, request, op_case.CASE_TIMEOUT_S)
 
 
 def stepped_optimizer(config: pb.RunConfig) -> str:

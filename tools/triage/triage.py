@@ -13,6 +13,7 @@ The limit reached in any step ends the triage with OUTCOME_GAVE_UP and what each
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -23,10 +24,12 @@ from pathlib import Path
 from google.protobuf import text_format
 
 from parity.v1 import results_pb2 as pb
+from opinfo.tables import load_expectations
 from proto.result_files import REPRO_SUFFIX, TRIAGE_TEXT_SUFFIX, write_atomically
 from suites.common.manifest import load_manifest
 from suites.common.provenance import base_provenance
 from suites.common.result_io import FAILURE_TEXT_CHARS
+from tools.store.failures import OPINFO_SUITE, configuration_label
 from tools.triage import settled
 from tools.triage.bisect import BisectProgress, Culprit, bisect, seed_cache
 from tools.triage.budget import Budget, GaveUp
@@ -219,10 +222,9 @@ def _header(target: Target, record: pb.TriageRecord, minified: Minified) -> str:
     partial = "  (partial: the time limit stopped the minifier)" if minified.partial else ""
     culprit = _culprit_text(Culprit(record.culprit_backend, record.culprit_subsystem, record.bisect_number,
                                     record.debug_info)) if record.culprit_backend else "not found"
-    return (f"# Minified repro of {target.result.config.suite}/{target.result.config.model} "
-            f"{target.request.mode} {target.request.backend} {target.request.device}: {target.status}{partial}\n"
+    return (f"# Minified repro of {configuration_label(target.result.config)}: {target.status}{partial}\n"
             f"# made by Parity's triage (tools/triage) from {target.path.name}; the bisector's culprit: {culprit}\n"
-            f"# From a Parity checkout, `python {' '.join(settled.command(target.request)[1:])} {target.stem}{REPRO_SUFFIX}` "
+            f"# From a Parity checkout, `python {shlex.join(settled.command(target.request)[1:])} {target.stem}{REPRO_SUFFIX}` "
             f"runs it under the accuracy check's settings (deterministic algorithms, no TF32) and exits non-zero while "
             f"the failure is present; `python {target.stem}{REPRO_SUFFIX}` runs it with torch's defaults. Its inputs "
             f"are in {target.stem}.repro.inputs/ beside it when saved; without that folder it runs on random inputs.\n")
@@ -231,8 +233,13 @@ def _header(target: Target, record: pb.TriageRecord, minified: Minified) -> str:
 def _provenance(target: Target, start: float, wall_s: float) -> pb.Provenance:
     """Where the triage ran, with the manifest its model runs used (the result's own, which may be older, is in the
     result's provenance)."""
-    manifest = load_manifest(target.request.suite)
-    prov = base_provenance(target.request.device, manifest.version, manifest.sha256)
+    if target.request.suite == OPINFO_SUITE:  # an OpInfo case: the device's expectation table is its manifest
+        table = load_expectations(target.request.device)
+        version, sha256 = table.version, table.sha256
+    else:
+        manifest = load_manifest(target.request.suite)
+        version, sha256 = manifest.version, manifest.sha256
+    prov = base_provenance(target.request.device, version, sha256)
     prov.start_time.FromSeconds(int(start))
     prov.duration.FromMilliseconds(int(wall_s * 1000))
     return prov
