@@ -9,6 +9,7 @@ stored repro must fail in a fresh interpreter with the fault and pass without it
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ import psutil
 import pytest
 from google.protobuf import text_format
 
+from opinfo.tables import load_expectations
+from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from suites.common.launcher import LaunchOptions, run_model
 from suites.common.manifest import load_manifest
@@ -153,6 +156,37 @@ def test_a_planted_decomposition_is_named_and_cut_after_dynamo(planted: Planted,
         assert clean.returncode == 0, clean.stdout + clean.stderr
 
 
+@pytest.mark.slow
+def test_an_opinfo_case_is_triaged_as_a_model_is(planted: Planted, tmp_path: Path) -> None:
+    """The OpInfo suite's tanh float32 case fails with the planted lowering; its triage reruns the case alone
+    (python -m opinfo.run) and names the same lowering, and its repro runs under the suite's high-precision mode."""
+    cases = tmp_path / "cases"
+    suite = subprocess.run([sys.executable, "-m", "opinfo.run", "--device", "cpu", "--ops", "tanh", "--dtypes",
+                            "float32", "--max-samples", "1", "--out", str(cases)], capture_output=True, text=True,
+                           env=_env(planted.plugin, TORCHINDUCTOR_CACHE_DIR=str(planted.cache)), timeout=600)
+    assert suite.returncode == 1 and "tanh float32: FAIL" in suite.stdout, suite.stdout + suite.stderr
+    case = cases / "opinfo-cpu-tanh-float32.opinfo.pb"
+    done = subprocess.run([sys.executable, "-m", "tools.triage", str(case), "--limit-s", "900", "--inductor-cache",
+                           str(planted.cache)], env=_env(planted.plugin), capture_output=True, text=True, timeout=1200)
+    print(done.stdout, done.stderr, sep="\n")
+    assert done.returncode == 0, done.stderr
+    record = text_format.Parse((cases / "opinfo-cpu-tanh-float32.triage.txtpb").read_text(), Record())
+    assert record.outcome == Record.OUTCOME_DONE, record.error
+    assert (record.suite, record.model, record.backend, record.community_status) == (
+        "opinfo", "tanh float32", "inductor", "fail_accuracy")
+    assert "opinfo/tanh float32 inductor cpu" in record.signature  # one triage per case, not one for every mismatch
+    assert (record.culprit_backend, record.culprit_subsystem, record.debug_info) == ("inductor", "lowerings", "tanh")
+    assert record.provenance.manifest_version == load_expectations("cpu").version
+    repro = cases / record.repro_path
+    assert repro.name == "opinfo-cpu-tanh-float32.repro.py" and 2 <= record.repro_nodes <= 5
+    assert record.reproduces == Record.REPRODUCES_YES and "AccuracyError" in record.repro_output_tail
+    runner = settled.command(read_target(case).request)
+    assert shlex.join(runner[1:]) in repro.read_text()  # the header's command, quoted: the case's name has a space
+    clean = subprocess.run([*runner, str(repro)], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                           env=_env(TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "clean-cache"), **NO_GRAPH_CACHES))
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
 def test_the_limit_gives_up_quickly_and_leaves_no_process(planted: Planted, tmp_path: Path) -> None:
     # Processes that other tests of this pytest session left running (a fixture's server) are not the triage's.
     before = set(psutil.Process().children(recursive=True))
@@ -198,6 +232,25 @@ def test_bad_input_is_refused_with_what_to_give(tmp_path: Path, capsys: pytest.C
     assert "run.log: give a model result file" in refusals[3]
     assert "r1.plan.pb is a run's plan, not a model result" in refusals[4]
     assert not list(tmp_path.glob("*.triage.txtpb"))
+
+
+def test_an_opinfo_case_that_passed_or_broke_the_runner_is_refused(tmp_path: Path) -> None:
+    def case(outcome: int, phase: int = pb.PHASE_UNSPECIFIED) -> Path:
+        result = opinfo_pb2.OpInfoResult(result_id=f"c{outcome}", op="tanh", dtype="float32", device="cpu",
+                                          outcome=outcome, failure=pb.Failure(phase=phase))
+        path = tmp_path / f"opinfo-cpu-tanh-{outcome}.opinfo.txtpb"
+        path.write_text(text_format.MessageToString(result))
+        return path
+
+    with pytest.raises(TriageInputError, match="not a failure"):
+        read_target(case(opinfo_pb2.OPINFO_OUTCOME_PASS))
+    with pytest.raises(TriageInputError, match="infra_error is not a compiled-side failure"):
+        read_target(case(opinfo_pb2.OPINFO_OUTCOME_FAIL))  # the runner's own error: no phase
+    raised = read_target(case(opinfo_pb2.OPINFO_OUTCOME_FAIL, pb.PHASE_COMPILED_RUN))
+    assert (raised.status, raised.stem, raised.request.dtype) == ("fail_to_run", "opinfo-cpu-tanh-2", "float32")
+    (tmp_path / "cut.opinfo.pb").write_bytes(b"\x0a")
+    with pytest.raises(TriageInputError, match="cut.opinfo.pb: not a readable OpInfo result"):
+        read_target(tmp_path / "cut.opinfo.pb")
 
 
 def _stored(tmp_path: Path, status: str, phase: int, message: str = "", batch_size: int = 4,
