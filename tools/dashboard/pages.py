@@ -29,6 +29,7 @@ from tools.dashboard.signatures import is_compiled_side, is_failure, phase_name,
 from tools.store.hud import (COMPRESSION_THRESHOLD, GEOMEAN_THRESHOLD, PASS_RATE_THRESHOLD, SummaryRow, change,
                              passes)
 from tools.store.db import Database, dtype_name, enum_name, mode_name, plan_progress, tracked_problems
+from tools.store.failures import opinfo_as_model_result
 from tools.store.triages import StoredTriage
 from tools.store.verdicts import (HOST_BOUND_IDLE_SHARE, KINDS, Figure, Verdict, change_points, compare_runs,
                                   history_of, key_of, noise_band)
@@ -242,6 +243,13 @@ def render_failures(ctx: Context) -> str:
     for item in stored:
         if is_failure(item.result):
             groups[signature(item.result).label].append(item)
+    # The newest OpInfo run's failing cases too, read as model results (suite opinfo, model "<op> <dtype>"): tools/triage
+    # takes them as it takes a model's, and their triages show here the same way.
+    opinfo_run = queries.opinfo_run(ctx.db, "")
+    for case in queries.opinfo_results(ctx.db, opinfo_run):
+        if case.outcome in (opinfo_pb2.OPINFO_OUTCOME_FAIL, opinfo_pb2.OPINFO_OUTCOME_XFAIL):
+            view = opinfo_as_model_result(case)
+            groups[signature(view).label].append(queries.Stored(opinfo_run, "parity", view))
     triaged = queries.triages_by_signature(ctx.db, groups)
     shown = []
     for label, items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
@@ -258,7 +266,8 @@ def render_failures(ctx: Context) -> str:
     risky = [{"model": i.result.config.model, "backend": i.result.config.backend,
               "status": i.result.community_status, "risks": "; ".join(found)}
              for i, found in ((item, risks(item.result)) for item in stored) if found]
-    return render_template("failures.html", run=ctx.run, failure_count=sum(len(g) for g in groups.values()),
+    return render_template("failures.html", run=ctx.run, opinfo_run=opinfo_run,
+                           failure_count=sum(len(g) for g in groups.values()),
                            groups=shown, risky=risky, triaged_count=sum(bool(g["triage"]) for g in shown))
 
 
