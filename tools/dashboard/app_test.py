@@ -101,7 +101,7 @@ def test_static_export_writes_every_page(dashboard: Dashboard, tmp_path: Path) -
 
 def test_the_repro_route_serves_stored_scripts_as_text_and_says_why_when_it_cannot(dashboard: Dashboard) -> None:
     db = connect(dashboard.store)
-    (stored,) = triages(db)
+    stored = next(t for t in triages(db) if t.repro_name)  # the run's; the OpInfo case's made none
     response = dashboard.respond(f"/repro/{stored.triage_id}.py", "")
     assert (response.status, response.content_type) == (200, "text/plain; charset=utf-8")
     assert response.body.decode() == sample_runs.REPRO_SCRIPT  # served as it is: text/plain is never parsed
@@ -120,12 +120,12 @@ def test_the_repro_route_serves_stored_scripts_as_text_and_says_why_when_it_cann
     assert response.status == 404
     assert "made no repro script (outcome error: tools.triage exited 1)" in response.body.decode()
     page = dashboard.respond("/failures", "run=r-new").body.decode()
-    assert page.count('class="triage"') == 2 and "none made" in page and "data-untriaged" not in page
+    assert page.count('class="triage"') == 3 and "none made" in page and "data-untriaged" not in page  # with the case's
     assert "&lt;b&gt;buf0&lt;/b&gt;" in page and "<b>buf0" not in page  # the debug info, escaped
 
 
 def test_served_responses_are_never_sniffed(served: str, dashboard: Dashboard) -> None:
-    (stored,) = triages(connect(dashboard.store))
+    stored = next(t for t in triages(connect(dashboard.store)) if t.repro_name)
     with urllib.request.urlopen(f"{served}/repro/{stored.triage_id}.py", timeout=10) as script:
         assert script.headers["Content-Type"] == "text/plain; charset=utf-8"
         assert script.headers["X-Content-Type-Options"] == "nosniff"

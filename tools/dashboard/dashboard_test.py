@@ -12,13 +12,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from parity.v1 import opinfo_pb2
 from tools.dashboard import sample_runs
 from tools.dashboard.app import Dashboard
 from tools.dashboard.browser import Browser
 from tools.dashboard.pages import COMPILE_PHASES, PAGES
 from tools.dashboard.server import make_server
 from tools.store.db import connect
-from tools.store.failures import signature
+from tools.store.failures import opinfo_as_model_result, signature
 from tools.store.hud import summarize
 from tools.store.triages import triage_for
 from tools.store.store_fixtures import postgres  # noqa: F401 (fixture)
@@ -115,7 +116,11 @@ def test_failure_view_groups_by_signature_with_logs(site: str, browser: Browser)
                               "g => [g.dataset.signature, Number(g.dataset.count)])")
     assert groups[0] == ["fail_to_run · compiled_run · RuntimeError · shape mismatch at dim N of tensor <addr>", 2]
     assert ["compile timeout · compile · killed after N s · timm/e inference inductor cpu", 1] in groups
-    assert browser.evaluate("document.getElementById('failure-count').innerText") == "3"
+    # The newest OpInfo run's failing cases beside the run's own: the unexpected FAIL and the expected one (XFAIL).
+    assert ["fail_accuracy · accuracy_check · Tensor-likes are not close! · opinfo/nn.functional.group_norm float32 "
+            "inductor cpu", 1] in groups
+    assert browser.evaluate("document.getElementById('opinfo-run').innerText") == sample_runs.OPINFO
+    assert browser.evaluate("document.getElementById('failure-count').innerText") == "5"
     browser.evaluate("document.querySelector('.failure-group table[id^=failures] details').open = true")
     log = browser.evaluate("document.querySelector('.failure-group table[id^=failures] details pre').innerText")
     assert "Traceback" in log
@@ -137,14 +142,18 @@ def test_a_failure_group_links_its_triage_and_the_repro_is_served_as_text(site: 
     groups = browser.evaluate("Array.from(document.querySelectorAll('.failure-group')).map(g => [g.dataset.signature, "
                               "g.dataset.triage || '', g.querySelector('[data-untriaged]') !== null])")
     timeout = "compile timeout · compile · killed after N s · timm/e inference inductor cpu"  # not triaged
-    assert groups == [[triaged, stored.triage_id, False], [timeout, "", True]]
+    case = next(r for r in sample_runs.opinfo_results() if r.outcome == opinfo_pb2.OPINFO_OUTCOME_FAIL)
+    case_triage = triage_for(connect(store), signature(opinfo_as_model_result(case)).label)
+    assert case_triage is not None and case_triage.record.model == "nn.functional.group_norm float32"
+    assert groups[:2] == [[triaged, stored.triage_id, False], [timeout, "", True]]
+    assert [case_triage.signature, case_triage.triage_id, False] in groups[2:]  # an OpInfo case's, shown alike
     facts = browser.evaluate(f"Object.fromEntries(Array.from(document.querySelectorAll('#triage-{stored.triage_id} "
                              "td[data-field]')).map(td => [td.dataset.field, td.innerText]))")
     assert facts["culprit"] == "inductor / lowerings / bisect number 7"
     assert facts["debug-info"] == sample_runs.DEBUG_INFO  # its markup shown as text, not parsed
     assert facts["reproduces"] == "yes" and facts["repro"] == "c.repro.py (4 lines, 3 nodes)"
     assert browser.evaluate("document.querySelectorAll('.triage b, .triage script').length") == 0
-    assert browser.evaluate("document.getElementById('triaged-count').innerText") == "1"
+    assert browser.evaluate("document.getElementById('triaged-count').innerText") == "2"  # the run's, the case's
     browser.act_and_wait("document.querySelector('.triage a[data-repro]').click()")
     assert urlsplit(browser.evaluate("location.href")).path == f"/repro/{stored.triage_id}.py"
     assert browser.evaluate("document.contentType") == "text/plain"
