@@ -32,6 +32,8 @@
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
 #                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call; on the
 #                        H200 a quarter of HuggingFace inference needs 220 s to about 400 s: one quarter per call)
+#   opinfo-case OP DTYPE  one OpInfo case on the GPU (python -m opinfo.run, every sample), its result in
+#                        $OUT/opinfo-case/: the input of `triage opinfo CASE.opinfo.pb`, which may follow in the same call
 #   triage SUITE RESULT...  tools.triage on stored compiled-side failures (tools/triage/README.md), side by side, each
 #                        within LIMIT_S (default 520); TRIAGE_WORK=DIR: the work folders of an earlier call
 #                        ($OUT/triage/work, carried back) to resume from
@@ -218,6 +220,10 @@ case "$section" in
     python3 -m tools.crosscheck --upstream "$PWD/.dynamobench" --suite "$suite" --mode "$mode" --device cuda \
       --timeout-s "${MODEL_TIMEOUT:-300}" --run-id "${RUN_ID:-crosscheck-$suite-$mode-$run_tag}" \
       --out "$out/$suite-$mode" $(models "${@:4}") ${CROSSCHECK_ARGS:-} ;;
+  opinfo-case)
+    op=${2:?opinfo-case OP DTYPE}; dtype=${3:?opinfo-case OP DTYPE}
+    python3 -m opinfo.run --device cuda --ops "$op" --dtypes "$dtype" --run-id "opinfo-case-$run_tag" --out "$out" \
+      >"$out/run.log" 2>&1 ;;
   triage)
     suite=${2:?triage SUITE RESULT...}
     [[ $# -ge 3 ]] || { echo "triage SUITE RESULT...: name at least one result file" >&2; exit 2; }

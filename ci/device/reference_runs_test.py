@@ -98,9 +98,18 @@ def test_triage_runs_side_by_side_and_resumes_from_carried_work(tmp_path: Path) 
     assert f"triage/work/{stem}/memo.json" in names and not any("/bisect" in n for n in names)
 
 
+def test_an_opinfo_case_runs_alone_for_its_triage(tmp_path: Path) -> None:
+    result = run(tmp_path, "opinfo-case", "torch.ops.aten._efficient_attention_forward", "float32")
+    assert result.returncode == 0, result.stderr
+    line = (tmp_path / "out/opinfo-case/run.log").read_text()
+    assert line.startswith("python3 -m opinfo.run --device cuda --ops torch.ops.aten._efficient_attention_forward "
+                           f"--dtypes float32 --run-id opinfo-case-") and f"--out {tmp_path}/out/opinfo-case" in line
+
+
 @pytest.mark.parametrize("args, message", [
     (("accuracy",), "accuracy SUITE [MODE [MODEL...]]"),
     (("triage", "torchbench"), "triage SUITE RESULT...: name at least one result file"),
+    (("opinfo-case", "sort"), "opinfo-case OP DTYPE"),
     (("crosscheck", "timm", "inference"), "crosscheck SUITE MODE MODEL...: name at least one model"),
     (("no-such-section",), "unknown section no-such-section"),
 ])
