@@ -87,7 +87,6 @@ def opinfo_as_model_result(result: opinfo_pb2.OpInfoResult) -> pb.ModelResult:
     """An OpInfo case as the failures page and tools/triage read a model's result: suite `opinfo`, model `<op>
     <dtype>`, backend inductor (what the suite compiles with), and its first failing sample's failure. Status: pass,
     skipped, or for FAIL and XFAIL the status of the failure's phase."""
-    name = result.op + (f".{result.variant}" if result.variant else "")
     if result.outcome == opinfo_pb2.OPINFO_OUTCOME_PASS:
         status = "pass"
     elif result.outcome == opinfo_pb2.OPINFO_OUTCOME_SKIP:
@@ -95,14 +94,19 @@ def opinfo_as_model_result(result: opinfo_pb2.OpInfoResult) -> pb.ModelResult:
     else:
         status = _OPINFO_FAILURE_STATUS.get(result.failure.phase, "infra_error")
     view = pb.ModelResult(result_id=result.result_id, run_id=result.run_id, community_status=status,
-                          config=pb.RunConfig(suite=OPINFO_SUITE, model=f"{name} {result.dtype}", backend="inductor",
-                                              device=result.device))
+                          config=pb.RunConfig(suite=OPINFO_SUITE, model=f"{opinfo_case_name(result)} {result.dtype}",
+                                              backend="inductor", device=result.device))
     view.failure.CopyFrom(result.failure)
     view.provenance.CopyFrom(result.provenance)
     if status == "fail_accuracy":  # a comparison's AssertionError, alike for every op, as a model's accuracy failure:
         view.failure.exception_type = ""  # the signature then names the case (one triage per case, not one for all)
         view.accuracy.detail = result.reason
     return view
+
+
+def opinfo_case_name(result: opinfo_pb2.OpInfoResult) -> str:
+    """OpInfo's full name of the case's op: name, or name.variant."""
+    return result.op + (f".{result.variant}" if result.variant else "")
 
 
 def configuration_label(config: pb.RunConfig) -> str:

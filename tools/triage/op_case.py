@@ -20,7 +20,7 @@ from parity.v1 import results_pb2 as pb
 from proto.result_files import OPINFO_SUFFIX, text_form
 from suites.common.process_group import run_in_own_group
 from suites.common.result_io import FAILURE_TEXT_CHARS
-from tools.store.failures import OPINFO_SUITE, opinfo_as_model_result
+from tools.store.failures import OPINFO_SUITE, opinfo_as_model_result, opinfo_case_name
 
 # A case's samples compile one by one; the whole first-sample suite (672 cases) took 122 s on the H200.
 CASE_TIMEOUT_S = 600.0
@@ -58,17 +58,10 @@ def read_case(path: Path) -> tuple[opinfo_pb2.OpInfoResult, OpCaseRequest]:
     from opinfo.results import read_result  # the OpInfo suite's own reader (its checks, its messages)
 
     case = read_result(path)
-    name = case.op + (f".{case.variant}" if case.variant else "")
     gradients = bool(case.samples.gradient_checked or case.samples.gradient_eager_rejected or
                      case.failure.message.startswith("in the backward"))
-    return case, OpCaseRequest(op=name, dtype=case.dtype, device=case.device, max_samples=max(1, case.samples.total),
+    return case, OpCaseRequest(op=opinfo_case_name(case), dtype=case.dtype, device=case.device, max_samples=max(1, case.samples.total),
                                gradients=gradients)
-
-
-def stem(case: opinfo_pb2.OpInfoResult) -> str:
-    from opinfo.results import file_stem
-
-    return file_stem(case)
 
 
 def run_case(request: OpCaseRequest, out: Path, env: Mapping[str, str], timeout_s: float) -> pb.ModelResult:

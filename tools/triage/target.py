@@ -43,7 +43,7 @@ class TriageInputError(ValueError):
 @dataclass(frozen=True)
 class Target:
     path: Path                # the result file
-    result: pb.ModelResult    # an OpInfo case's as op_case reads it
+    result: pb.ModelResult    # an OpInfo case's result read as a model's (opinfo_as_model_result)
     request: ModelRequest | OpCaseRequest  # the accuracy check of the result's configuration, or the case's run
     model_timeout_s: float    # the model's own timeout in the run that failed
 
