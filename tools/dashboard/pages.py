@@ -243,8 +243,8 @@ def render_failures(ctx: Context) -> str:
     for item in stored:
         if is_failure(item.result):
             groups[signature(item.result).label].append(item)
-    # The newest OpInfo run's failing cases too, read as model results (suite opinfo, model "<op> <dtype>"): tools/triage
-    # takes them as it takes a model's, and their triages show here the same way.
+    # The newest OpInfo run's failing cases too, read as model results (suite opinfo, model "<op> <dtype>"):
+    # tools/triage takes them as it takes a model's, and their triages show here the same way.
     opinfo_run = queries.opinfo_run(ctx.db, "")
     for case in queries.opinfo_results(ctx.db, opinfo_run):
         if case.outcome in (opinfo_pb2.OPINFO_OUTCOME_FAIL, opinfo_pb2.OPINFO_OUTCOME_XFAIL):

@@ -93,9 +93,9 @@ def opinfo_as_model_result(result: opinfo_pb2.OpInfoResult) -> pb.ModelResult:
         status = "skipped"
     else:
         status = _OPINFO_FAILURE_STATUS.get(result.failure.phase, "infra_error")
-    view = pb.ModelResult(result_id=result.result_id, run_id=result.run_id, community_status=status,
-                          config=pb.RunConfig(suite=OPINFO_SUITE, model=f"{opinfo_case_name(result)} {result.dtype}",
-                                              backend="inductor", device=result.device))
+    config = pb.RunConfig(suite=OPINFO_SUITE, model=opinfo_model(opinfo_case_name(result), result.dtype),
+                          backend="inductor", device=result.device)
+    view = pb.ModelResult(result_id=result.result_id, run_id=result.run_id, community_status=status, config=config)
     view.failure.CopyFrom(result.failure)
     view.provenance.CopyFrom(result.provenance)
     if status == "fail_accuracy":  # a comparison's AssertionError, alike for every op, as a model's accuracy failure:
@@ -107,6 +107,11 @@ def opinfo_as_model_result(result: opinfo_pb2.OpInfoResult) -> pb.ModelResult:
 def opinfo_case_name(result: opinfo_pb2.OpInfoResult) -> str:
     """OpInfo's full name of the case's op: name, or name.variant."""
     return result.op + (f".{result.variant}" if result.variant else "")
+
+
+def opinfo_model(op: str, dtype: str) -> str:
+    """The model name an OpInfo case goes by, read as a model result: "<op> <dtype>"."""
+    return f"{op} {dtype}"
 
 
 def configuration_label(config: pb.RunConfig) -> str:

@@ -3,11 +3,12 @@
   python -m tools.triage RESULT(.pb|.txtpb|.opinfo.pb) [--limit-s S] [--max-runs N] [--out DIR] [--keep-work DIR]
                          [--inductor-cache DIR]
 
-Reruns the model's accuracy check as the result ran it (or an OpInfo case's samples: tools/triage/op_case.py), bisects the compiler with torch's compiler bisector, minifies
-the failing graph with the Dynamo/AOT minifier, and checks that the minified repro fails in a fresh interpreter.
-Writes <stem>.triage.txtpb (a parity.v1.TriageRecord) and <stem>.repro.py beside the result (or into --out) and
-prints a summary. Exit status: 0 when the triage ran (whatever it found, the limit included), 1 when the triage
-itself failed (OUTCOME_ERROR; the record says why), 2 when the input is not triaged (nothing is written).
+Reruns the model's accuracy check as the result ran it (or an OpInfo case's samples: tools/triage/op_case.py),
+bisects the compiler with torch's compiler bisector, minifies the failing graph with the Dynamo/AOT minifier, and
+checks that the minified repro fails in a fresh interpreter. Writes <stem>.triage.txtpb (a parity.v1.TriageRecord)
+and <stem>.repro.py beside the result (or into --out) and prints a summary. Exit status: 0 when the triage ran
+(whatever it found, the limit included), 1 when the triage itself failed (OUTCOME_ERROR; the record says why), 2
+when the input is not triaged (nothing is written).
 """
 
 from __future__ import annotations

@@ -33,8 +33,9 @@ torch stop it, all worked around here, in the processes that run the check: the 
    lock. A CPU backward runs on the calling thread, so the test runs the check's backward on a thread of its own.
 
 Both levels' checks judge at `torch._dynamo.config.repro_tolerance` (1e-3), whatever the model was judged at (maml's
-BF16 inference failed at TorchBench's inference tolerance, 1e-4: a graph off by less than 1e-3 passed). The dump run passes the model's tolerance in
-TOLERANCE_VARIABLE, and `install` sets it; the minifier's launcher and the repro then carry it in their config lines.
+BF16 inference failed at TorchBench's inference tolerance, 1e-4: a graph off by less than 1e-3 would pass). The dump
+run passes the model's tolerance in TOLERANCE_VARIABLE, and `install` sets it; the minifier's launcher and the repro
+then carry it in their config lines.
 """
 
 from __future__ import annotations

@@ -13,14 +13,11 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
+from opinfo.results import read_result
 from parity.v1 import opinfo_pb2
-from parity.v1 import results_pb2 as pb
 from proto.result_files import OPINFO_SUFFIX, text_form
-from suites.common.process_group import run_in_own_group
-from suites.common.result_io import FAILURE_TEXT_CHARS
-from tools.store.failures import OPINFO_SUITE, opinfo_as_model_result, opinfo_case_name
+from tools.store.failures import OPINFO_SUITE, opinfo_case_name, opinfo_model
 
 # A case's samples compile one by one; the whole first-sample suite (672 cases) took 122 s on the H200.
 CASE_TIMEOUT_S = 600.0
@@ -42,7 +39,7 @@ class OpCaseRequest:
 
     @property
     def model(self) -> str:
-        return f"{self.op} {self.dtype}"
+        return opinfo_model(self.op, self.dtype)
 
     def argv(self, out: Path) -> list[str]:
         return [sys.executable, "-m", "opinfo.run", "--device", self.device, "--ops", self.op, "--dtypes", self.dtype,
@@ -55,30 +52,9 @@ def is_case_file(path: Path) -> bool:
 
 
 def read_case(path: Path) -> tuple[opinfo_pb2.OpInfoResult, OpCaseRequest]:
-    from opinfo.results import read_result  # the OpInfo suite's own reader (its checks, its messages)
-
+    """The case at `path` (the OpInfo suite's own reader: its checks, its messages) and its run again."""
     case = read_result(path)
     gradients = bool(case.samples.gradient_checked or case.samples.gradient_eager_rejected or
                      case.failure.message.startswith("in the backward"))
-    return case, OpCaseRequest(op=opinfo_case_name(case), dtype=case.dtype, device=case.device, max_samples=max(1, case.samples.total),
-                               gradients=gradients)
-
-
-def run_case(request: OpCaseRequest, out: Path, env: Mapping[str, str], timeout_s: float) -> pb.ModelResult:
-    """One run of the case in a fresh process, read as a model result. A process that wrote no result is a timeout, a
-    crash (killed by a signal), or else the runner's own failure (infra_error), with its log's end."""
-    done = run_in_own_group(request.argv(out), cwd=out, env=env, log=out / "opinfo.log", timeout_s=timeout_s)
-    written = sorted(out.glob(f"*{OPINFO_SUFFIX}"))
-    if written and not done.timed_out:
-        from opinfo.results import read_result
-
-        return opinfo_as_model_result(read_result(written[0]))
-    code = done.returncode or 0
-    status = "timeout" if done.timed_out else "crash" if code < 0 else "infra_error"
-    log_tail = done.log.read_bytes()[-FAILURE_TEXT_CHARS:].decode(errors="replace")
-    return pb.ModelResult(community_status=status,
-                          failure=pb.Failure(phase=pb.PHASE_CHILD_PROCESS, signal=max(0, -code),
-                                             exit_code=max(0, code), log_tail=log_tail,
-                                             message=f"python -m opinfo.run wrote no result for {request.model}"),
-                          config=pb.RunConfig(suite=OPINFO_SUITE, model=request.model, backend=request.backend,
-                                              device=request.device))
+    return case, OpCaseRequest(op=opinfo_case_name(case), dtype=case.dtype, device=case.device,
+                               max_samples=max(1, case.samples.total), gradients=gradients)

@@ -13,12 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping
 
+from opinfo.results import read_result as read_case_result
 from parity.v1 import results_pb2 as pb
+from proto.result_files import OPINFO_SUFFIX
 from suites.common.launcher import LaunchOptions, child_env, run_model
+from suites.common.process_group import run_in_own_group
 from suites.common.result_io import FAILURE_TEXT_CHARS
+from tools.store.failures import OPINFO_SUITE, opinfo_as_model_result
 from tools.triage.budget import Budget, GaveUp
 from tools.triage.dynamo_check import TOLERANCE_VARIABLE
-from tools.triage.op_case import OpCaseRequest, run_case
+from tools.triage.op_case import OpCaseRequest
 from tools.triage.target import Target
 
 # Caches that key a compiled graph without what the triage varies between runs (the bisector's switches, a lowering a
@@ -71,7 +75,7 @@ class ModelRuns:
         # The model's process starts in `out`: the minifier writes a convenience copy of its repro into the cwd.
         request, variables = self.target.request, {**NO_GRAPH_CACHES, **(env or {})}
         if isinstance(request, OpCaseRequest):
-            result = run_case(request, out, script_env(cache or self.cache, variables), timeout_s)
+            result = _run_case(request, out, script_env(cache or self.cache, variables), timeout_s)
         else:
             with environment(variables), contextlib.chdir(out):
                 result = run_model(request, out, LaunchOptions(timeout_s=timeout_s, inductor_cache=cache or self.cache))
@@ -83,6 +87,24 @@ class ModelRuns:
             raise HarnessError(f"model run {self.count} ({name}) ended in {result.community_status}: "
                                f"{result.failure.message or result.failure.log_tail[-500:]} (its log: {out})")
         return result
+
+
+def _run_case(request: OpCaseRequest, out: Path, env: Mapping[str, str], timeout_s: float) -> pb.ModelResult:
+    """An OpInfo case's run in a fresh process (python -m opinfo.run), read as a model result. A process that wrote no
+    result is a timeout, a crash (killed by a signal), or else the runner's own failure (infra_error), with its log's
+    end."""
+    done = run_in_own_group(request.argv(out), cwd=out, env=env, log=out / "opinfo.log", timeout_s=timeout_s)
+    written = sorted(out.glob(f"*{OPINFO_SUFFIX}"))
+    if written and not done.timed_out:
+        return opinfo_as_model_result(read_case_result(written[0]))
+    code = done.returncode or 0
+    status = "timeout" if done.timed_out else "crash" if code < 0 else "infra_error"
+    return pb.ModelResult(community_status=status,
+                          failure=pb.Failure(phase=pb.PHASE_CHILD_PROCESS, signal=max(0, -code),
+                                             exit_code=max(0, code), log_tail=tail(done.log),
+                                             message=f"python -m opinfo.run wrote no result for {request.model}"),
+                          config=pb.RunConfig(suite=OPINFO_SUITE, model=request.model, backend=request.backend,
+                                              device=request.device))
 
 
 def script_env(cache: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -224,7 +224,8 @@ def _header(target: Target, record: pb.TriageRecord, minified: Minified) -> str:
                                     record.debug_info)) if record.culprit_backend else "not found"
     return (f"# Minified repro of {configuration_label(target.result.config)}: {target.status}{partial}\n"
             f"# made by Parity's triage (tools/triage) from {target.path.name}; the bisector's culprit: {culprit}\n"
-            f"# From a Parity checkout, `python {shlex.join(settled.command(target.request)[1:])} {target.stem}{REPRO_SUFFIX}` "
+            f"# From a Parity checkout, `python {shlex.join(settled.command(target.request)[1:])} "
+            f"{target.stem}{REPRO_SUFFIX}` "
             f"runs it under the accuracy check's settings (deterministic algorithms, no TF32) and exits non-zero while "
             f"the failure is present; `python {target.stem}{REPRO_SUFFIX}` runs it with torch's defaults. Its inputs "
             f"are in {target.stem}.repro.inputs/ beside it when saved; without that folder it runs on random inputs.\n")
