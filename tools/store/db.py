@@ -356,8 +356,23 @@ def _connect_sqlite(path: Path, read_only: bool) -> Database:
                         "sqlite", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=SQLITE_BUSY_TIMEOUT_S)
-    conn.execute("PRAGMA journal_mode=WAL")
+    _enter_wal(conn)
     return Database(conn, "sqlite", str(path))
+
+
+def _enter_wal(conn: sqlite3.Connection) -> None:
+    """Switches a store to write-ahead logging (kept in the file, so a no-op after the first time). SQLite answers
+    the switch with "database is locked" at once, without its busy handler, while another first use of a new file
+    holds a lock: that is retried here for as long as the busy timeout would have waited."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _connect_postgres(url: str, read_only: bool) -> Database:
