@@ -10,6 +10,7 @@ A store is named by a SQLite path (created if absent) or a `postgresql://` URL (
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 import sqlite3
@@ -559,14 +560,24 @@ def _parse(source: str, data: bytes) -> Loadable:
     return result
 
 
+def run_scoped_id(run_id: str, result_id: str) -> str:
+    """The id of a result that ran without a run id (a Bazel target's) once the ingest names its run. Its own id
+    is the same every night (the configuration's hash), so without the run in it each night's ingest would replace
+    the night before's row."""
+    return hashlib.sha256(f"{run_id}\0{result_id}".encode()).hexdigest()[:32]
+
+
 def load_results(paths: Iterable[Path], run_id: str = "", commit: str = "") -> list[LoadedResult]:
-    """Parses every result first, so a malformed file stops the batch before anything is written."""
+    """Parses every result first, so a malformed file stops the batch before anything is written. `run_id` names
+    the run of results that carry none, and scopes their ids to it (run_scoped_id)."""
     loaded = []
     for found in iter_result_files(paths):
         source = found.source
         result = _parse(source, found.data)
         if run_id and not result.run_id:
             result.run_id = run_id
+            if isinstance(result, (pb.ModelResult, opinfo_pb2.OpInfoResult)) and result.result_id:
+                result.result_id = run_scoped_id(run_id, result.result_id)
         if isinstance(result, pb.TriageRecord):  # its run is the triaged result's: named when known, not required
             try:
                 loaded.append(LoadedResult(source, result, repro=read_repro(source, result, found.sibling)))

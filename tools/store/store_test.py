@@ -11,11 +11,11 @@ import pytest
 
 from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
-from proto.result_files import OPINFO_SUFFIX
+from proto.result_files import OPINFO_SUFFIX, write_message
 from suites.common.result_io import write_result
 from tools.store.__main__ import main
 from tools.store.db import (MIGRATIONS, IngestError, StoreError, connect, count_results, ingest, load_results,
-                            tracked_problems)
+                            stored_results, tracked_problems)
 from tools.store.hud import render, summarize
 from tools.store.store_fixtures import postgres, store_target  # noqa: F401 (fixtures)
 
@@ -112,6 +112,26 @@ def test_incomplete_message_and_missing_path_are_rejected(tmp_path: Path) -> Non
     no_dtype.config.ClearField("precision")
     with pytest.raises(IngestError, match="no config.mode or config.precision"):
         load_results([write(tmp_path, no_dtype, folder="nodtype")])
+
+
+def test_each_nights_ingest_of_bazel_results_keeps_the_nights_before(tmp_path: Path, store_target: str) -> None:
+    """A Bazel target's result carries no run id, and its id is the configuration's hash, alike every night: the
+    ingest scopes it to the run it names, so the second night adds rows beside the first's instead of taking them."""
+    folder = write(tmp_path, make_result("a", "pass", 1.5, run_id=""), make_result("b", "fail_accuracy", run_id=""))
+    case = opinfo_pb2.OpInfoResult(result_id="same-every-night", op="sin", dtype="float32", device="cpu",
+                                   outcome=opinfo_pb2.OPINFO_OUTCOME_PASS)
+    write_message(case, folder, "sin", OPINFO_SUFFIX)
+    for night in ("nightly-2026-12-01-cpu", "nightly-2026-12-02-cpu", "nightly-2026-12-02-cpu"):  # a rerun of one
+        assert main(["--db", store_target, "ingest", str(folder), "--run-id", night]) == 0
+    db = connect(store_target)
+    for night in ("nightly-2026-12-01-cpu", "nightly-2026-12-02-cpu"):
+        assert sorted(r.config.model for r in stored_results(db, night)) == ["a", "b"]
+        assert db.query("SELECT COUNT(*) FROM opinfo_results WHERE run_id = ?", (night,))[0][0] == 1
+    assert count_results(db) == 4
+    # A result that names its run keeps its id.
+    named = write(tmp_path, make_result("c", "pass", 1.2, run_id="r9"), folder="named")
+    assert [item.result.result_id for item in load_results([named], run_id="other")] == ["r9-c-cudagraphs"]
+    db.close()
 
 
 def test_bazel_outputs_zip_is_read(tmp_path: Path) -> None:
