@@ -18,8 +18,8 @@
    were fixed, and the store's HUD comparison of the two runs when the store CLI offers one; then Parity's
    performance verdicts per model against the previous nightly's run (`python -m tools.store verdicts`).
    nightly.json beside it holds the per-target facts the next nightly compares against.
-6. With --triage (after step 4): each compiled-side failure of the night whose failure signature has no triage in
-   the store yet is triaged once (`python -m tools.triage RESULT --limit-s S`, most valuable first: where the
+6. With --triage (after step 4): each compiled-side failure of the night (its models' and its failing OpInfo
+   cases') whose failure signature has no triage in the store yet is triaged once (`python -m tools.triage RESULT --limit-s S`, most valuable first: where the
    manifest or the community's baseline passes), under ARCHIVE/<date>/<device>/triage/, and its record and repro
    are stored (ci/nightly_triage.py). The report's "New triages" lists them: model, status, culprit, whether the
    repro reproduces, and where the repro is.

@@ -1,15 +1,15 @@
 """The nightly's triage step (`python -m ci.nightly --triage`): once the night's results are in the store, each
-compiled-side failure whose signature has no triage yet is triaged, most valuable first (the manifest expects a
-pass, or the community's baseline passes), one failure per signature. A failure that recurs every night is
-triaged once: its signature keeps its triage (tools/store/triages.py).
+compiled-side failure (a model's, or a failing OpInfo case's) whose signature has no triage yet is triaged, most
+valuable first (the manifest expects a pass, or the community's baseline passes), one failure per signature. A
+failure that recurs every night is triaged once: its signature keeps its triage (tools/store/triages.py).
 
-For each one, the stored result (with the night's run id) is written to <work>/<stem>.pb, the triage command
-(`python -m tools.triage <stem>.pb --limit-s S`) runs with its output in <stem>.triage.log, and what it wrote
-beside the result (<stem>.triage.txtpb, <stem>.repro.py) is ingested, whatever the command's exit code. A triage
-that leaves no storable record of the failure's signature (it crashed, was killed at its limit plus a grace period,
-wrote a malformed record, or one keyed by another signature) gets an ERROR record written here instead
-(<stem>.error.triage.txtpb), so its signature is not retried every night; a later triage that gets further
-replaces it.
+For each one, the stored result (with the night's run id) is written to <work>/<stem>.pb (an OpInfo case to
+<work>/<stem>.opinfo.pb), the triage command (`python -m tools.triage <stem>.pb --limit-s S`) runs with its output
+in <stem>.triage.log, and what it wrote beside the result (<stem>.triage.txtpb, <stem>.repro.py) is ingested,
+whatever the command's exit code. A triage that leaves no storable record of the failure's signature (it crashed,
+was killed at its limit plus a grace period, wrote a malformed record, or one keyed by another signature) gets an
+ERROR record written here instead (<stem>.error.triage.txtpb), so its signature is not retried every night; a later
+triage that gets further replaces it.
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ from pathlib import Path
 from google.protobuf import text_format
 
 from parity.v1 import results_pb2 as pb
-from proto.result_files import REPRO_SUFFIX, TRIAGE_TEXT_SUFFIX, write_atomically, write_message
+from proto.result_files import (MODEL_SUFFIX, OPINFO_SUFFIX, REPRO_SUFFIX, TRIAGE_TEXT_SUFFIX, write_atomically,
+                                write_message)
 from suites.common.process_group import run_in_own_group
 from tools.store.db import IngestError, connect, ingest_batch, load_results
 from tools.store.failures import configuration_label
 from tools.store.names import enum_name
-from tools.store.triages import StoredTriage, compiled_side_failures, triage_for, untriaged_failures
+from tools.store.triages import (Failing, StoredTriage, as_model_result, compiled_side_failures, triage_for,
+                                 untriaged_failures)
 
 GRACE_S = 120.0  # past its own --limit-s, a triage is killed: its limit should have stopped it first
 
@@ -80,10 +82,11 @@ def run_triages(store: str, run_id: str, work: Path, command: Sequence[str], lim
     chosen = pending[:max_count] if max_count > 0 else pending
     work.mkdir(parents=True, exist_ok=True)
     runs = []
-    for number, (result, label) in enumerate(chosen, 1):
+    for number, (failing, label) in enumerate(chosen, 1):
+        result = as_model_result(failing)
         print(f"[nightly] triage {number}/{len(chosen)}: {configuration_label(result.config)} "
               f"({result.community_status}), limit {limit_s:g} s", flush=True)
-        runs.append(_triage_one(store, result, label, work, command, limit_s, cwd, grace_s))
+        runs.append(_triage_one(store, failing, label, work, command, limit_s, cwd, grace_s))
     return TriageStep(tuple(runs), already, tuple(label for _, label in pending[len(chosen):]), limit_s)
 
 
@@ -95,10 +98,13 @@ def _stem(result: pb.ModelResult) -> str:
     return re.sub(r"[^\w.-]", "_", f"{readable}.{unique}")
 
 
-def _triage_one(store: str, result: pb.ModelResult, label: str, work: Path, command: Sequence[str], limit_s: float,
+def _triage_one(store: str, failing: Failing, label: str, work: Path, command: Sequence[str], limit_s: float,
                 cwd: Path | None, grace_s: float) -> TriageRun:
+    result = as_model_result(failing)
     stem = _stem(result)
-    result_file = write_message(result, work, stem)
+    # An OpInfo case goes as itself: tools/triage reruns it with the OpInfo suite (tools/triage/op_case.py).
+    suffix = MODEL_SUFFIX if failing is result else OPINFO_SUFFIX
+    result_file = write_message(failing, work, stem, suffix)
     log = work / f"{stem}.triage.log"
     record_file = work / f"{stem}{TRIAGE_TEXT_SUFFIX}"
     binary_record = work / f"{stem}.triage.pb"

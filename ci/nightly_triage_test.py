@@ -17,9 +17,10 @@ ensure_generated()
 
 from ci.nightly import main, render_report  # noqa: E402
 from ci.nightly_triage import render_triages, run_triages  # noqa: E402
+from parity.v1 import opinfo_pb2  # noqa: E402
 from parity.v1 import results_pb2 as pb  # noqa: E402
 from tools.store.db import LoadedResult, connect, ingest  # noqa: E402
-from tools.store.failures import signature  # noqa: E402
+from tools.store.failures import opinfo_as_model_result, signature  # noqa: E402
 from tools.store.triages import triage_for, triages  # noqa: E402
 
 NIGHT, NEXT_NIGHT = "nightly-2026-12-02-cuda", "nightly-2026-12-03-cuda"
@@ -29,12 +30,16 @@ STAND_IN = '''
 import sys, time
 from pathlib import Path
 from google.protobuf import text_format
-from parity.v1 import results_pb2 as pb
-from tools.store.failures import signature
+from parity.v1 import opinfo_pb2, results_pb2 as pb
+from tools.store.failures import opinfo_as_model_result, signature
 
 result_file, limit = Path(sys.argv[1]), sys.argv[sys.argv.index("--limit-s") + 1]
-result = pb.ModelResult.FromString(result_file.read_bytes())
-stem = result_file.name.removesuffix(".pb")
+if result_file.name.endswith(".opinfo.pb"):  # an OpInfo case, which tools/triage reads as a model's result
+    result = opinfo_as_model_result(opinfo_pb2.OpInfoResult.FromString(result_file.read_bytes()))
+    stem = result_file.name.removesuffix(".opinfo.pb")
+else:
+    result = pb.ModelResult.FromString(result_file.read_bytes())
+    stem = result_file.name.removesuffix(".pb")
 model = result.config.model
 print(f"triaging {model} within {limit} s", flush=True)
 if model == "hangs":
@@ -142,6 +147,36 @@ def test_each_untriaged_compiled_side_signature_is_triaged_once(tmp_path: Path, 
     again = run_triages(store, NEXT_NIGHT, tmp_path / "next" / "triage", stand_in, limit_s=2.0, grace_s=1.0)
     assert again.runs == () and again.already_triaged == 7
     assert "0 compiled-side failure signatures of this run triaged tonight" in render_triages(again, tmp_path)
+
+
+def opinfo_case(op: str, outcome: int, expected: int, phase: int) -> opinfo_pb2.OpInfoResult:
+    case = opinfo_pb2.OpInfoResult(result_id=f"{NIGHT}-{op}", run_id=NIGHT, op=op, dtype="float32", device="cuda",
+                                   outcome=outcome, expected_outcome=expected)
+    case.failure.phase = phase
+    return case
+
+
+def test_failing_opinfo_cases_are_triaged_beside_the_models(tmp_path: Path, stand_in: list[str]) -> None:
+    """A failing case goes to the triage as itself (<stem>.opinfo.pb, which tools/triage reruns with the OpInfo
+    suite), an unexpected failure before an expected one; passing cases and failures outside the compiled code stay."""
+    fail, xfail = opinfo_pb2.OPINFO_OUTCOME_FAIL, opinfo_pb2.OPINFO_OUTCOME_XFAIL
+    cases = [opinfo_case("sin", fail, opinfo_pb2.OPINFO_OUTCOME_PASS, pb.PHASE_ACCURACY_CHECK),
+             opinfo_case("sort", xfail, xfail, pb.PHASE_COMPILED_RUN),
+             opinfo_case("cos", opinfo_pb2.OPINFO_OUTCOME_PASS, opinfo_pb2.OPINFO_OUTCOME_PASS, 0),
+             opinfo_case("tan", fail, opinfo_pb2.OPINFO_OUTCOME_PASS, pb.PHASE_EAGER)]  # eager's, not the compiler's
+    store = str(tmp_path / "parity.db")
+    db = connect(store)
+    ingest(db, [LoadedResult("night", r) for r in (failure("ok", expected=pb.STATUS_FAIL_ACCURACY), *cases)])
+    db.close()
+    step = run_triages(store, NIGHT, tmp_path / "triage", stand_in, limit_s=5.0)
+    assert [run.configuration for run in step.runs] == [
+        "opinfo/sin float32 inductor cuda", "torchbench/ok training inductor cuda", "opinfo/sort float32 inductor cuda"]
+    sin = step.runs[0]
+    assert sin.result_file.name.endswith(".opinfo.pb") and sin.expected == "pass"
+    assert opinfo_pb2.OpInfoResult.FromString(sin.result_file.read_bytes()) == cases[0]
+    assert sin.triage is not None and sin.triage.outcome == "done" and sin.note == ""
+    assert sin.signature == signature(opinfo_as_model_result(cases[0])).label
+    assert (step.runs[2].status, step.runs[2].expected) == ("fail_to_run", "")
 
 
 def test_a_cap_leaves_the_least_valuable_for_another_night(tmp_path: Path, store: str, stand_in: list[str]) -> None:

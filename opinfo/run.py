@@ -19,7 +19,6 @@ import json
 import os
 import sys
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,7 +133,7 @@ def run_suite(options: RunOptions, out: Path) -> Summary:
     expectations, tolerances = load_expectations(options.device), load_tolerances()
     cases = _this_shard(select_cases(options.group, options.device, DTYPE_CHOICES[options.dtypes], options.ops))
     check_gradients = _gradients(options.gradients, options.device)
-    run_id = options.run_id or uuid.uuid4().hex
+    run_id = options.run_id
     prov = results.provenance(options.device, info.name, info.arch, expectations.version, expectations.sha256)
     prov.package_versions["opinfo_tolerances"] = f"{tolerances.version}:{tolerances.sha256[:12]}"
     policy = policy_for(options.device)
@@ -240,7 +239,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="samples per case (default: all); the community's always-all-samples ops "
                              "(catalog.ALWAYS_ALL_SAMPLES) run whole")
     parser.add_argument("--gradients", default="auto", choices=("auto", "on", "off"))
-    parser.add_argument("--run-id", default="")
+    parser.add_argument("--run-id", default="",
+                        help="the run's id; without it (a Bazel target) the store's ingest names the run (--run-id), "
+                             "as it does a model target's")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     out = args.out or Path(os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR", "out/opinfo"))

@@ -96,6 +96,8 @@ def opinfo_as_model_result(result: opinfo_pb2.OpInfoResult) -> pb.ModelResult:
     config = pb.RunConfig(suite=OPINFO_SUITE, model=opinfo_model(opinfo_case_name(result), result.dtype),
                           backend="inductor", device=result.device)
     view = pb.ModelResult(result_id=result.result_id, run_id=result.run_id, community_status=status, config=config)
+    if result.expected_outcome == opinfo_pb2.OPINFO_OUTCOME_PASS:  # no expectation entry: the case should pass
+        view.expected_status = pb.STATUS_PASS
     view.failure.CopyFrom(result.failure)
     view.provenance.CopyFrom(result.provenance)
     if status == "fail_accuracy":  # a comparison's AssertionError, alike for every op, as a model's accuracy failure:

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from proto.result_files import TRIAGE_SUFFIX, TRIAGE_TEXT_SUFFIX
-from tools.store.failures import PASSING, is_compiled_side, signature
+from tools.store.failures import PASSING, is_compiled_side, opinfo_as_model_result, signature
 from tools.store.names import enum_name, mode_name
 from tools.store.validate import MAX_TEXT_CHARS
 
@@ -200,33 +201,48 @@ def triaged_signatures(db: Database) -> set[str]:
     return {str(row[0]) for row in db.query("SELECT signature FROM triages")}
 
 
-def compiled_side_failures(db: Database, run_id: str) -> list[tuple[pb.ModelResult, str]]:
-    """The run's own compiled-side failures (failures.is_compiled_side), each with its signature label, most
-    valuable first: a failure where the manifest expects a pass, or the community's baseline passes, before the
-    others (both before either); then by suite, model, mode and backend."""
+_FAILING_CASES = tuple(enum_name(opinfo_pb2.OpInfoOutcome, outcome, "OPINFO_OUTCOME_")  # as the store spells them
+                       for outcome in (opinfo_pb2.OPINFO_OUTCOME_FAIL, opinfo_pb2.OPINFO_OUTCOME_XFAIL))
+Failing = pb.ModelResult | opinfo_pb2.OpInfoResult  # what tools/triage is handed: a model's result or an OpInfo case
+
+
+def as_model_result(failing: Failing) -> pb.ModelResult:
+    """A failure as the triage and its signature read it: an OpInfo case as a model's result (suite opinfo)."""
+    return failing if isinstance(failing, pb.ModelResult) else opinfo_as_model_result(failing)
+
+
+def compiled_side_failures(db: Database, run_id: str) -> list[tuple[Failing, str]]:
+    """The run's own compiled-side failures (failures.is_compiled_side), its models' and its failing OpInfo cases',
+    each with its signature label, most valuable first: a failure where the manifest (for a case, the expectation
+    table) expects a pass, or the community's baseline passes, before the others (both before either); then models
+    by suite, model, mode and backend, then cases by op and dtype."""
     rows = db.query("SELECT payload FROM results WHERE run_id = ? AND origin = 'parity' AND community_status IN "
                     "('fail_accuracy', 'fail_to_run', 'crash', 'timeout') "
                     "ORDER BY suite, model, mode, backend, device_type, result_id", (run_id,))
-    found = [result for result in (pb.ModelResult.FromString(bytes(payload)) for (payload,) in rows)
-             if is_compiled_side(result)]
+    found: list[Failing] = [pb.ModelResult.FromString(bytes(payload)) for (payload,) in rows]
+    rows = db.query("SELECT payload FROM opinfo_results WHERE run_id = ? AND outcome IN (?, ?) "
+                    "ORDER BY op, variant, dtype, device, result_id", (run_id, *_FAILING_CASES))
+    found += [opinfo_pb2.OpInfoResult.FromString(bytes(payload)) for (payload,) in rows]
     community = _community_passes(db)
 
     def value(result: pb.ModelResult) -> int:
         c = result.config
         return (result.expected_status == pb.STATUS_PASS) + ((c.suite, c.model, mode_name(c.mode)) in community)
 
-    return [(result, signature(result).label) for result in sorted(found, key=lambda r: -value(r))]
+    viewed = [(failing, as_model_result(failing)) for failing in found]
+    return [(failing, signature(view).label) for failing, view in sorted(viewed, key=lambda pair: -value(pair[1]))
+            if is_compiled_side(view)]
 
 
-def untriaged_failures(db: Database, run_id: str) -> list[tuple[pb.ModelResult, str]]:
+def untriaged_failures(db: Database, run_id: str) -> list[tuple[Failing, str]]:
     """compiled_side_failures whose signature has no stored triage, one per signature (its most valuable failure),
     in the same order: what the nightly's --triage runs tools/triage on."""
     done = triaged_signatures(db)
-    chosen: dict[str, pb.ModelResult] = {}
-    for result, label in compiled_side_failures(db, run_id):
+    chosen: dict[str, Failing] = {}
+    for failing, label in compiled_side_failures(db, run_id):
         if label not in done:
-            chosen.setdefault(label, result)
-    return [(result, label) for label, result in chosen.items()]
+            chosen.setdefault(label, failing)
+    return [(failing, label) for label, failing in chosen.items()]
 
 
 def _community_passes(db: Database) -> set[tuple[str, str, str]]:
