@@ -19,10 +19,10 @@
    performance verdicts per model against the previous nightly's run (`python -m tools.store verdicts`).
    nightly.json beside it holds the per-target facts the next nightly compares against.
 6. With --triage (after step 4): each compiled-side failure of the night (its models' and its failing OpInfo
-   cases') whose failure signature has no triage in the store yet is triaged once (`python -m tools.triage RESULT --limit-s S`, most valuable first: where the
-   manifest or the community's baseline passes), under ARCHIVE/<date>/<device>/triage/, and its record and repro
-   are stored (ci/nightly_triage.py). The report's "New triages" lists them: model, status, culprit, whether the
-   repro reproduces, and where the repro is.
+   cases') whose failure signature has no triage in the store yet is triaged once (`python -m tools.triage RESULT
+   --limit-s S`, most valuable first: where the manifest or the community's baseline passes), under
+   ARCHIVE/<date>/<device>/triage/, and its record and repro are stored (ci/nightly_triage.py). The report's "New
+   triages" lists them: model, status, culprit, whether the repro reproduces, and where the repro is.
 Exit code: 0 when every target passed in the end, 1 otherwise, Bazel's code for build errors.
 """
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from google.protobuf import text_format
 
+from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from proto.result_files import (MODEL_SUFFIX, OPINFO_SUFFIX, REPRO_SUFFIX, TRIAGE_TEXT_SUFFIX, write_atomically,
                                 write_message)
@@ -86,7 +87,7 @@ def run_triages(store: str, run_id: str, work: Path, command: Sequence[str], lim
         result = as_model_result(failing)
         print(f"[nightly] triage {number}/{len(chosen)}: {configuration_label(result.config)} "
               f"({result.community_status}), limit {limit_s:g} s", flush=True)
-        runs.append(_triage_one(store, failing, label, work, command, limit_s, cwd, grace_s))
+        runs.append(_triage_one(store, failing, result, label, work, command, limit_s, cwd, grace_s))
     return TriageStep(tuple(runs), already, tuple(label for _, label in pending[len(chosen):]), limit_s)
 
 
@@ -98,12 +99,12 @@ def _stem(result: pb.ModelResult) -> str:
     return re.sub(r"[^\w.-]", "_", f"{readable}.{unique}")
 
 
-def _triage_one(store: str, failing: Failing, label: str, work: Path, command: Sequence[str], limit_s: float,
-                cwd: Path | None, grace_s: float) -> TriageRun:
-    result = as_model_result(failing)
+def _triage_one(store: str, failing: Failing, result: pb.ModelResult, label: str, work: Path, command: Sequence[str],
+                limit_s: float, cwd: Path | None, grace_s: float) -> TriageRun:
+    """`result`: the failure read as a model's (as_model_result)."""
     stem = _stem(result)
     # An OpInfo case goes as itself: tools/triage reruns it with the OpInfo suite (tools/triage/op_case.py).
-    suffix = MODEL_SUFFIX if failing is result else OPINFO_SUFFIX
+    suffix = OPINFO_SUFFIX if isinstance(failing, opinfo_pb2.OpInfoResult) else MODEL_SUFFIX
     result_file = write_message(failing, work, stem, suffix)
     log = work / f"{stem}.triage.log"
     record_file = work / f"{stem}{TRIAGE_TEXT_SUFFIX}"

@@ -29,7 +29,7 @@ from tools.dashboard.signatures import is_compiled_side, is_failure, phase_name,
 from tools.store.hud import (COMPRESSION_THRESHOLD, GEOMEAN_THRESHOLD, PASS_RATE_THRESHOLD, SummaryRow, change,
                              passes)
 from tools.store.db import Database, dtype_name, enum_name, mode_name, plan_progress, tracked_problems
-from tools.store.failures import opinfo_as_model_result
+from tools.store.failures import FAILING_CASE_OUTCOMES, opinfo_as_model_result
 from tools.store.triages import StoredTriage
 from tools.store.verdicts import (HOST_BOUND_IDLE_SHARE, KINDS, Figure, Verdict, change_points, compare_runs,
                                   history_of, key_of, noise_band)
@@ -247,7 +247,7 @@ def render_failures(ctx: Context) -> str:
     # tools/triage takes them as it takes a model's, and their triages show here the same way.
     opinfo_run = queries.opinfo_run(ctx.db, "")
     for case in queries.opinfo_results(ctx.db, opinfo_run):
-        if case.outcome in (opinfo_pb2.OPINFO_OUTCOME_FAIL, opinfo_pb2.OPINFO_OUTCOME_XFAIL):
+        if case.outcome in FAILING_CASE_OUTCOMES:
             view = opinfo_as_model_result(case)
             groups[signature(view).label].append(queries.Stored(opinfo_run, "parity", view))
     triaged = queries.triages_by_signature(ctx.db, groups)

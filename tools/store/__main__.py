@@ -51,8 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     ingest_cmd = sub.add_parser("ingest", help="store result files (all or nothing)")
     ingest_cmd.add_argument("paths", nargs="+", type=Path)
     sub.add_parser("migrate", help="apply pending schema migrations")
-    ingest_cmd.add_argument("--run-id", default="", help="run id for results that carry none (Bazel's); their ids then name the run too, so "
-                            "each night's ingest adds its rows beside the last one's")
+    ingest_cmd.add_argument("--run-id", default="",
+                            help="run id for results that carry none (Bazel's); their ids then name the run too, so "
+                                 "each night's ingest adds its rows beside the last one's")
     ingest_cmd.add_argument("--commit", default="", help="commit for results that carry none")
     summary_cmd = sub.add_parser("summary", help="print the HUD summary of a run")
     summary_cmd.add_argument("--run-id", default="")

@@ -27,6 +27,8 @@ COMPILED_STATUSES = ("fail_accuracy", "fail_to_run")
 DIED_STATUSES = ("crash", "timeout")
 COMPILED_PHASES = (pb.PHASE_COMPILE, pb.PHASE_COMPILED_RUN, pb.PHASE_ACCURACY_CHECK, pb.PHASE_TIMING)
 OPINFO_SUITE = "opinfo"  # an OpInfo case read as a model result (opinfo_as_model_result)
+# The OpInfo outcomes that are failures: the failures page shows them, the nightly's triage takes them.
+FAILING_CASE_OUTCOMES = (opinfo_pb2.OPINFO_OUTCOME_FAIL, opinfo_pb2.OPINFO_OUTCOME_XFAIL)
 # A failing OpInfo case read as a model's failure: values or gradients that differ are an accuracy failure; compiled
 # code that raised, in its compile or its run, a failure to run. The runner's own error has no phase: infra_error.
 _OPINFO_FAILURE_STATUS = {pb.PHASE_ACCURACY_CHECK: "fail_accuracy", pb.PHASE_COMPILE: "fail_to_run",

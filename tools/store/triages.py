@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from parity.v1 import opinfo_pb2
 from parity.v1 import results_pb2 as pb
 from proto.result_files import TRIAGE_SUFFIX, TRIAGE_TEXT_SUFFIX
-from tools.store.failures import PASSING, is_compiled_side, opinfo_as_model_result, signature
+from tools.store.failures import FAILING_CASE_OUTCOMES, PASSING, is_compiled_side, opinfo_as_model_result, signature
 from tools.store.names import enum_name, mode_name
 from tools.store.validate import MAX_TEXT_CHARS
 
@@ -202,7 +202,7 @@ def triaged_signatures(db: Database) -> set[str]:
 
 
 _FAILING_CASES = tuple(enum_name(opinfo_pb2.OpInfoOutcome, outcome, "OPINFO_OUTCOME_")  # as the store spells them
-                       for outcome in (opinfo_pb2.OPINFO_OUTCOME_FAIL, opinfo_pb2.OPINFO_OUTCOME_XFAIL))
+                       for outcome in FAILING_CASE_OUTCOMES)
 Failing = pb.ModelResult | opinfo_pb2.OpInfoResult  # what tools/triage is handed: a model's result or an OpInfo case
 
 
@@ -220,8 +220,9 @@ def compiled_side_failures(db: Database, run_id: str) -> list[tuple[Failing, str
                     "('fail_accuracy', 'fail_to_run', 'crash', 'timeout') "
                     "ORDER BY suite, model, mode, backend, device_type, result_id", (run_id,))
     found: list[Failing] = [pb.ModelResult.FromString(bytes(payload)) for (payload,) in rows]
-    rows = db.query("SELECT payload FROM opinfo_results WHERE run_id = ? AND outcome IN (?, ?) "
-                    "ORDER BY op, variant, dtype, device, result_id", (run_id, *_FAILING_CASES))
+    rows = db.query(f"SELECT payload FROM opinfo_results WHERE run_id = ? AND outcome IN "
+                    f"({', '.join('?' * len(_FAILING_CASES))}) ORDER BY op, variant, dtype, device, result_id",
+                    (run_id, *_FAILING_CASES))
     found += [opinfo_pb2.OpInfoResult.FromString(bytes(payload)) for (payload,) in rows]
     community = _community_passes(db)
 
