@@ -20,7 +20,8 @@
 #                        accuracy_batch_size): the check whose statuses compare with the community's. MODE:
 #                        inference, training or both (the default); default models: every forward entry. JOBS=N at
 #                        a time (default 8; no timing, so side by side is fair), MODEL_TIMEOUT=S (default 400), RUN_ID=ID,
-#                        SHARD=I/N (every N-th model from the I-th, to split a list over calls)
+#                        SHARD=I/N (every N-th model from the I-th, to split a list over calls), BACKEND=B (default
+#                        inductor_cudagraphs; inductor tells a CUDA graph fault from the rest)
 #   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time (JOBS=N: N) taking turns on the
 #                        device (only their compiles overlap; suites/common/device_turns.py); default: every forward
 #                        entry. Turns share time, not memory: GPTJ and Blenderbot want JOBS=1, GPTNeo JOBS=2.
@@ -194,7 +195,7 @@ case "$section" in
   accuracy)
     suite=${2:?accuracy SUITE [MODE [MODEL...]]}; mode=${3:-both}
     # shellcheck disable=SC2046
-    python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --plan accuracy \
+    python3 -m suites.run --suite "$suite" --device cuda --backend "${BACKEND:-inductor_cudagraphs}" --mode "$mode" --plan accuracy \
       --workload forward --jobs "${JOBS:-8}" --timeout "${MODEL_TIMEOUT:-400}" --run-id "${RUN_ID:-h200-$suite-accuracy-$run_tag}" \
       ${SHARD:+--shard "$SHARD"} --out "$out/$suite-$mode" $(models "${@:4}") ;;
   turns)
