@@ -230,13 +230,19 @@ case "$section" in
     [[ $# -ge 3 ]] || { echo "triage SUITE RESULT...: name at least one result file" >&2; exit 2; }
     # Side by side (accuracy runs only, nothing is timed). A work folder carried from an earlier call's
     # $OUT/triage/work (TRIAGE_WORK) resumes its triage where that call's limit stopped it.
+    triages=()
     for result in "${@:3}"; do
       stem=$(basename "${result%.*}")
       mkdir -p "$out/work"
       if [[ -d ${TRIAGE_WORK:-/nonexistent}/$stem ]]; then cp -r "$TRIAGE_WORK/$stem" "$out/work/"; fi
       python3 -m tools.triage "$result" --limit-s "${LIMIT_S:-520}" --out "$out" --keep-work "$out/work/$stem" \
         --inductor-cache "/tmp/triage-cache/$stem" >"$out/$stem.log" 2>&1 &
+      triages+=($!)
     done
+    # SIGTERM (an outer `timeout` signals the whole process group; a `kill` this shell alone) ends a triage as its
+    # limit does, and it then writes its record: pass the signal on (a triage heeds only the first), and wait for the
+    # records before the section is packed.
+    trap 'kill -TERM "${triages[@]}" 2>/dev/null; wait' TERM
     wait ;;
   *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
 esac

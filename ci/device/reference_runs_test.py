@@ -16,16 +16,19 @@ SCRIPTS = ("reference_runs.sh", "install_wheels.sh", "torchbench_env.sh")
 STUB = '#!/bin/sh\necho "python3 $* [PARITY_TORCHBENCH_DIR=${PARITY_TORCHBENCH_DIR:-}]"\n'
 
 
-def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def run(tmp_path: Path, *args: str, stub: str = STUB, within_s: float = 0,
+        **env: str) -> subprocess.CompletedProcess[str]:
+    """The section `args` in a copy of the scripts, python3 being `stub`; under `timeout within_s` when given."""
     root, bin_dir, out = tmp_path / "tree", tmp_path / "bin", tmp_path / "out"
     (root / "ci/device").mkdir(parents=True, exist_ok=True)
     for name in SCRIPTS:
         shutil.copy(Path(__file__).parent / name, root / "ci/device" / name)
     bin_dir.mkdir(exist_ok=True)
-    (bin_dir / "python3").write_text(STUB)
+    (bin_dir / "python3").write_text(stub)
     (bin_dir / "python3").chmod(0o755)
     environment = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "OUT": str(out), "PARITY_COMMIT": "abcdef0123", **env}
-    return subprocess.run(["bash", str(root / "ci/device/reference_runs.sh"), *args], env=environment,
+    outer = ["timeout", f"{within_s:g}"] if within_s else []
+    return subprocess.run([*outer, "bash", str(root / "ci/device/reference_runs.sh"), *args], env=environment,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -50,8 +53,10 @@ def test_accuracy_section_names_suite_mode_models_and_limits(tmp_path: Path) -> 
 
 
 def test_torchbench_gets_its_checkout_and_a_shard(tmp_path: Path) -> None:
-    line = suites_run_line(run(tmp_path, "accuracy", "torchbench", "training", SHARD="1/4", RUN_ID="tb-acc"))
+    line = suites_run_line(run(tmp_path, "accuracy", "torchbench", "training", SHARD="1/4", RUN_ID="tb-acc",
+                               BACKEND="inductor"))
     assert "--shard 1/4" in line and "--run-id tb-acc " in line and "--mode training" in line
+    assert "--backend inductor " in line
     assert line.endswith(f"[PARITY_TORCHBENCH_DIR={tmp_path}/tree/.torchbench]")
 
 
@@ -98,12 +103,26 @@ def test_triage_runs_side_by_side_and_resumes_from_carried_work(tmp_path: Path) 
     assert f"triage/work/{stem}/memo.json" in names and not any("/bisect" in n for n in names)
 
 
+def test_an_outer_timeout_reaches_each_triage_and_its_record_is_packed(tmp_path: Path) -> None:
+    # A triage writes its record when SIGTERM ends it (tools.triage), which takes it a moment: the section must wait
+    # for that before it packs. (GNU timeout signals the whole process group, the triages too.)
+    stub = ('#!/bin/bash\n[ "$2" = tools.triage ] || exit 0\n'  # the section's other python3 calls
+            'record="${@: -3:1}.record"; trap \'sleep 1; echo gave up > "$record"; exit 0\' TERM\nsleep 30 & wait\n')
+    result = run(tmp_path, "triage", "torchbench", "ref/a.txtpb", "ref/b.txtpb", stub=stub, within_s=3)
+    assert result.returncode == 124, result.stderr  # timeout's own code: the section was stopped, not finished
+    with tarfile.open(tmp_path / "out/triage.tgz") as packed:
+        names = packed.getnames()
+    for stem in ("a", "b"):
+        assert (tmp_path / f"out/triage/work/{stem}.record").read_text() == "gave up\n"
+        assert f"triage/work/{stem}.record" in names
+
+
 def test_an_opinfo_case_runs_alone_for_its_triage(tmp_path: Path) -> None:
     result = run(tmp_path, "opinfo-case", "torch.ops.aten._efficient_attention_forward", "float32")
     assert result.returncode == 0, result.stderr
     line = (tmp_path / "out/opinfo-case/run.log").read_text()
     assert line.startswith("python3 -m opinfo.run --device cuda --ops torch.ops.aten._efficient_attention_forward "
-                           f"--dtypes float32 --run-id opinfo-case-") and f"--out {tmp_path}/out/opinfo-case" in line
+                           "--dtypes float32 --run-id opinfo-case-") and f"--out {tmp_path}/out/opinfo-case" in line
 
 
 @pytest.mark.parametrize("args, message", [

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -45,3 +47,22 @@ class Budget:
             yield
         finally:
             self.step_wall_s[name] = self.step_wall_s.get(name, 0.0) + time.monotonic() - start
+
+    @contextlib.contextmanager
+    def stopped_by_sigterm(self) -> Iterator[None]:
+        """Within the block, SIGTERM (a caller's own limit: `timeout`, a CI job's) ends the triage as its limit does,
+        by GaveUp, so that the record is still written and its runs' processes killed. Python runs signal handlers
+        in the main thread only; elsewhere the block runs as it is."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def stop(signum: int, frame: object) -> None:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one stop: a second SIGTERM must not break the cleanup
+            raise GaveUp(f"SIGTERM at {self.elapsed():.0f} s of the {self.limit_s:g} s limit (a caller's own limit)")
+
+        previous = signal.signal(signal.SIGTERM, stop)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, previous)

@@ -7,7 +7,8 @@ Steps, each in fresh subprocesses and all under one time limit (budget.py):
   minify     the Dynamo/AOT minifier (minify.py); the repro is stored as <stem>.repro.py beside the result.
   verify     the stored repro runs in a fresh interpreter and must fail as the model did (verify.py); a repro the
              limit cut short is checked too, before the triage gives up.
-The limit reached in any step ends the triage with OUTCOME_GAVE_UP and what each step had reached.
+The limit reached in any step ends the triage with OUTCOME_GAVE_UP and what each step had reached; so does SIGTERM,
+a caller's own limit, so that a triage stopped from outside still leaves its record.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def triage(result_path: Path, limit_s: float = DEFAULT_LIMIT_S, out_dir: Path | 
     _absolute_sys_path()
     try:
         cache = inductor_cache.resolve() if inductor_cache is not None else work / "cache"
-        _run_steps(target, record, budget, work, dest, cache, memo, max_runs)
+        with budget.stopped_by_sigterm():
+            _run_steps(target, record, budget, work, dest, cache, memo, max_runs)
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)

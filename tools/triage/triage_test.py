@@ -12,6 +12,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -203,6 +204,34 @@ def test_the_limit_gives_up_quickly_and_leaves_no_process(planted: Planted, tmp_
     assert record.wall_s < 30
     assert _record(tmp_path / planted.result_path.name).outcome == Record.OUTCOME_GAVE_UP
     assert set(psutil.Process().children(recursive=True)) - before == set()
+
+
+def test_sigterm_from_a_callers_limit_still_leaves_the_record_and_no_process(planted: Planted, tmp_path: Path) -> None:
+    # On the GPU a call's `timeout` killed a triage before its own limit, and its record was lost
+    # (tools/triage/README.md, "Seventh GPU triage").
+    work = tmp_path / "work"
+    child = subprocess.Popen([sys.executable, "-m", "tools.triage", str(planted.result_path), "--limit-s", "600",
+                              "--out", str(tmp_path), "--keep-work", str(work), "--inductor-cache", str(planted.cache)],
+                             env=_env(planted.plugin), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        started = work / "runs" / "01-reproduce"
+        for _ in range(600):  # the reproduce run has begun: SIGTERM must reach the triage while a model runs
+            if started.exists() or child.poll() is not None:
+                break
+            time.sleep(0.2)
+        assert started.exists(), child.communicate()[0]
+        time.sleep(1.0)
+        child.terminate()
+        output = child.communicate(timeout=60)[0]
+    finally:
+        child.kill()
+    assert child.returncode == 0, output
+    record = _record(tmp_path / planted.result_path.name)
+    assert record.outcome == Record.OUTCOME_GAVE_UP, record.error
+    assert record.error.startswith("gave up: SIGTERM at "), record.error
+    assert record.wall_s < 120
+    left = [p for p in psutil.process_iter(["cmdline"]) if str(tmp_path) in " ".join(p.info["cmdline"] or [])]
+    assert left == [], left
 
 
 def test_failures_on_the_eager_side_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
