@@ -21,17 +21,17 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from tools.triage import probe
-from tools.triage.memo import Memo
+from tools.triage.memo import Memo, Verdict
 from tools.triage.runs import on_sys_path
 
 # fn(env, cache): one model run with `env` over the triage's environment and `cache` as its TORCHINDUCTOR_CACHE_DIR;
 # True when it did not fail as the result did.
-ModelTest = Callable[[dict[str, str], Path], bool]
+ModelTest = Callable[[dict[str, str], Path], Verdict]
 
 
 @dataclass
@@ -48,6 +48,7 @@ class BisectProgress:
     fixing_subsystem: str = ""
     narrowed: tuple[int, int] | None = None
     debug_info_path: Path | None = None
+    notes: list[str] = field(default_factory=list)  # one per test that failed another way (memo.Verdict.note)
 
     def describe(self) -> str:
         if not self.runs:
@@ -114,13 +115,16 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
         if stage == "bisect":
             progress.narrowed = _bounds(key["range"])
         index, progress.runs = progress.runs, progress.runs + 1
-        good = memo.answer(index, key, bisector_state)
-        if good is None:
+        verdict = memo.answer(index, key, bisector_state)
+        if verdict is None:
             with on_sys_path(probe_dir):
-                good = test(env, shared)
-            memo.keep(index, key, good, bisector_state)
-        print(f"[parity triage] {backend}/{subsystem or '-'} {stage or ''}: {'good' if good else 'bad'}", flush=True)
-        return good
+                verdict = test(env, shared)
+            memo.keep(index, key, verdict, bisector_state)
+        if verdict.note:
+            progress.notes.append(verdict.note)
+        print(f"[parity triage] {backend}/{subsystem or '-'} {stage or ''}: {'good' if verdict.good else 'bad'}",
+              flush=True)
+        return verdict.good
 
     CompilerBisector.in_process_cache = str(state)
     stopped: Exception | None = None

@@ -173,8 +173,14 @@ def other_failure_note(what: str, original: pb.ModelResult, run: pb.ModelResult)
     failure)."""
     if not is_failure(run) or same_failure(original, run):
         return ""
-    first_line = (run.failure.message or run.accuracy.detail).strip().splitlines()
-    said = f": {first_line[0][:160]}" if first_line else ""
-    kind = run.community_status + (f" ({run.failure.exception_type})" if run.failure.exception_type else "")
-    return (f"bisect: {what} ended in {kind}{said}; the bisector counts that as fixed, since it is not "
-            f"{original.community_status}")
+    lines = [line.strip() for line in (run.failure.message or run.accuracy.detail).splitlines() if line.strip()]
+    # The error itself, not a wrapper's heading (Dynamo's "backend='aot_eager' raised:")
+    first = next((line for line in lines if not line.endswith(":")), lines[0] if lines else "")
+    said = f": {first[:160]}" if first else ""
+    return (f"bisect: {what} ended in {_kind(run)}{said}; the bisector counts that as fixed, since it is not "
+            f"{_kind(original)}")
+
+
+def _kind(result: pb.ModelResult) -> str:
+    """The status, with the exception type where there is one: what same_failure compares."""
+    return result.community_status + (f" ({result.failure.exception_type})" if result.failure.exception_type else "")

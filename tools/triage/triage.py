@@ -34,7 +34,7 @@ from tools.store.failures import OPINFO_SUITE, configuration_label
 from tools.triage import settled
 from tools.triage.bisect import BisectProgress, Culprit, bisect, seed_cache
 from tools.triage.budget import Budget, GaveUp
-from tools.triage.memo import Memo
+from tools.triage.memo import Memo, Verdict
 from tools.triage.minify import Minified, minify, store_repro
 from tools.triage.runs import OWNED_VARIABLES, HarnessError, ModelRuns, log
 from tools.triage.target import Target, TriageInputError, other_failure_note, read_target, same_failure
@@ -162,9 +162,7 @@ def _bisect(target: Target, runs: ModelRuns, progress: BisectProgress, work: Pat
         what = env["TORCH_BISECT_BACKEND"] + (f" {env['TORCH_BISECT_SUBSYSTEM']}" if "TORCH_BISECT_SUBSYSTEM" in env
                                               else "")
         ran = runs.run(f"bisect {what}", env, cache=shared)
-        if note := other_failure_note(what, target.result, ran):
-            notes.append(note)
-        return not same_failure(target.result, ran)
+        return Verdict(not same_failure(target.result, ran), other_failure_note(what, target.result, ran))
 
     try:
         culprit = bisect(test, work / "bisect", progress, work / "bisect.log", memo)
@@ -173,6 +171,8 @@ def _bisect(target: Target, runs: ModelRuns, progress: BisectProgress, work: Pat
     except Exception as exc:  # noqa: BLE001 (the bisector's own complaint: a flaky failure, say; minify still runs)
         notes.append(f"bisect: the bisector stopped ({type(exc).__name__}: {exc}) after {progress.describe()}")
         return None
+    finally:
+        notes.extend(progress.notes)  # the tests that failed another way, those answered from the memo too
     if culprit is None:
         notes.append(f"bisect: every backend passed under the bisector ({progress.describe()}): the failure did not "
                      "recur in its runs, so no culprit is named")

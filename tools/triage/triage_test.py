@@ -30,7 +30,7 @@ from suites.common.result_io import read_result, write_result
 from tools.dashboard.signatures import signature
 from tools.triage import planted_fault, probe, settled
 from tools.triage.__main__ import main
-from tools.triage.memo import Memo
+from tools.triage.memo import Memo, Verdict
 from tools.triage.runs import NO_GRAPH_CACHES, environment, on_sys_path
 from tools.triage.target import TriageInputError, other_failure_note, read_target
 from tools.triage.triage import triage
@@ -336,6 +336,15 @@ def test_a_bisector_test_that_failed_another_way_is_noted() -> None:
     assert other_failure_note("inductor post_grad_passes", crash, pool) == (
         "bisect: inductor post_grad_passes ended in fail_to_run (RuntimeError): These storage data ptrs are not "
         "allocated in pool (0, 1) but should be; the bisector counts that as fixed, since it is not crash")
+    # Dynamo's wrapper heading is skipped for the error it wraps; the same status with another exception is named so.
+    stride = pb.ModelResult(community_status="fail_to_run", failure=pb.Failure(exception_type="AssertionError"))
+    meta = pb.ModelResult(community_status="fail_to_run", failure=pb.Failure(
+        exception_type="BackendCompilerFailed", message="backend='aot_eager' raised:\nTypeError: meta__efficient_"
+        "attention_backward() got multiple values for argument 'scale'\n\nSet TORCHDYNAMO_VERBOSE=1 for ..."))
+    assert other_failure_note("aot_eager", stride, meta) == (
+        "bisect: aot_eager ended in fail_to_run (BackendCompilerFailed): TypeError: meta__efficient_attention_backward() "
+        "got multiple values for argument 'scale'; the bisector counts that as fixed, since it is not fail_to_run "
+        "(AssertionError)")
     assert other_failure_note("inductor", crash, crash) == ""
     assert other_failure_note("eager", crash, pb.ModelResult(community_status="pass")) == ""
 
@@ -346,8 +355,10 @@ def test_a_work_folder_of_another_triage_is_refused(tmp_path: Path) -> None:
     state = tmp_path / "state"
     state.mkdir()
     (state / "run_state.txt").write_text("test_disable")
-    memo.keep(0, {"backend": "eager"}, True, state)
-    assert Memo.open(tmp_path, "result-a", "2.14.1").answer(0, {"backend": "eager"}, state) is True
+    memo.keep(0, {"backend": "eager"}, Verdict(True, "bisect: eager ended in fail_to_run ..."), state)
+    # A test that failed another way is said again when resumed: the record lists it as a fresh triage would.
+    assert Memo.open(tmp_path, "result-a", "2.14.1").answer(0, {"backend": "eager"}, state) == Verdict(
+        True, "bisect: eager ended in fail_to_run ...")
     for result_id, torch_version in (("result-b", "2.14.1"), ("result-a", "2.11.0")):
         with pytest.raises(TriageInputError, match="holds the work of another triage"):
             Memo.open(tmp_path, result_id, torch_version)
