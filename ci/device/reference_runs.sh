@@ -195,8 +195,8 @@ case "$section" in
   accuracy)
     suite=${2:?accuracy SUITE [MODE [MODEL...]]}; mode=${3:-both}
     # shellcheck disable=SC2046
-    python3 -m suites.run --suite "$suite" --device cuda --backend "${BACKEND:-inductor_cudagraphs}" --mode "$mode" --plan accuracy \
-      --workload forward --jobs "${JOBS:-8}" --timeout "${MODEL_TIMEOUT:-400}" --run-id "${RUN_ID:-h200-$suite-accuracy-$run_tag}" \
+    python3 -m suites.run --suite "$suite" --device cuda --backend "${BACKEND:-inductor_cudagraphs}" --mode "$mode" \
+      --plan accuracy --workload forward --jobs "${JOBS:-8}" --timeout "${MODEL_TIMEOUT:-400}" --run-id "${RUN_ID:-h200-$suite-accuracy-$run_tag}" \
       ${SHARD:+--shard "$SHARD"} --out "$out/$suite-$mode" $(models "${@:4}") ;;
   turns)
     suite=${2:?turns SUITE MODE [MODEL...]}; mode=${3:?turns SUITE MODE [MODEL...]}

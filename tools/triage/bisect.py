@@ -30,7 +30,7 @@ from tools.triage.memo import Memo, Verdict
 from tools.triage.runs import on_sys_path
 
 # fn(env, cache): one model run with `env` over the triage's environment and `cache` as its TORCHINDUCTOR_CACHE_DIR;
-# True when it did not fail as the result did.
+# its Verdict is good when it did not fail as the result did.
 ModelTest = Callable[[dict[str, str], Path], Verdict]
 
 
