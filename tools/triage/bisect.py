@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Callable
 
 from tools.triage import probe
-from tools.triage.memo import Memo, Verdict
+from tools.triage.memo import BisectAnswer, Memo
 from tools.triage.runs import on_sys_path
 
 # fn(env, cache): one model run with `env` over the triage's environment and `cache` as its TORCHINDUCTOR_CACHE_DIR;
-# its Verdict is good when it did not fail as the result did.
-ModelTest = Callable[[dict[str, str], Path], Verdict]
+# its answer is good when it did not fail as the result did.
+ModelTest = Callable[[dict[str, str], Path], BisectAnswer]
 
 
 @dataclass
@@ -48,7 +48,7 @@ class BisectProgress:
     fixing_subsystem: str = ""
     narrowed: tuple[int, int] | None = None
     debug_info_path: Path | None = None
-    notes: list[str] = field(default_factory=list)  # one per test that failed another way (memo.Verdict.note)
+    notes: list[str] = field(default_factory=list)  # one per test that failed another way (BisectAnswer.note)
 
     def describe(self) -> str:
         if not self.runs:
@@ -115,16 +115,16 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
         if stage == "bisect":
             progress.narrowed = _bounds(key["range"])
         index, progress.runs = progress.runs, progress.runs + 1
-        verdict = memo.answer(index, key, bisector_state)
-        if verdict is None:
+        answer = memo.answer(index, key, bisector_state)
+        if answer is None:
             with on_sys_path(probe_dir):
-                verdict = test(env, shared)
-            memo.keep(index, key, verdict, bisector_state)
-        if verdict.note:
-            progress.notes.append(verdict.note)
-        print(f"[parity triage] {backend}/{subsystem or '-'} {stage or ''}: {'good' if verdict.good else 'bad'}",
+                answer = test(env, shared)
+            memo.keep(index, key, answer, bisector_state)
+        if answer.note:
+            progress.notes.append(answer.note)
+        print(f"[parity triage] {backend}/{subsystem or '-'} {stage or ''}: {'good' if answer.good else 'bad'}",
               flush=True)
-        return verdict.good
+        return answer.good
 
     CompilerBisector.in_process_cache = str(state)
     stopped: Exception | None = None

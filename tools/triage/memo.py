@@ -24,7 +24,7 @@ MEMO_FILE = "memo.json"
 
 
 @dataclass(frozen=True)
-class Verdict:
+class BisectAnswer:
     """A bisector test's answer: `good` (the failure is gone), and `note`, said when it failed in another way, which
     the bisector counts as good too; kept with the verdict so that a resumed triage says it again."""
     good: bool
@@ -70,24 +70,24 @@ class Memo:
         write_atomically(self.folder / "reproduce.pb", result.SerializeToString())
 
     # The bisector's tests.
-    def answer(self, index: int, key: dict[str, object], state: Path) -> Verdict | None:
+    def answer(self, index: int, key: dict[str, object], state: Path) -> BisectAnswer | None:
         """The verdict of test `index` if it ran before with this key, with the bisector's state folder put back as
         that test left it; None (and the tests from `index` on forgotten) when it has to run."""
         if index < len(self.tests) and self.tests[index]["key"] == key:
             shutil.rmtree(state, ignore_errors=True)
             shutil.copytree(self._snapshot(index), state)
             self.replayed += 1
-            return Verdict(bool(self.tests[index]["good"]), str(self.tests[index].get("note", "")))
+            return BisectAnswer(bool(self.tests[index]["good"]), str(self.tests[index].get("note", "")))
         del self.tests[index:]
         return None
 
-    def keep(self, index: int, key: dict[str, object], verdict: Verdict, state: Path) -> None:
+    def keep(self, index: int, key: dict[str, object], answer: BisectAnswer, state: Path) -> None:
         """Records test `index`, and the state folder as its model process left it."""
         snapshot = self._snapshot(index)
         shutil.rmtree(snapshot, ignore_errors=True)
         shutil.copytree(state, snapshot)
         del self.tests[index:]
-        self.tests.append({"key": key, "good": verdict.good, **({"note": verdict.note} if verdict.note else {})})
+        self.tests.append({"key": key, "good": answer.good, **({"note": answer.note} if answer.note else {})})
         self._save()
 
     def _snapshot(self, index: int) -> Path:

@@ -177,10 +177,10 @@ def other_failure_note(what: str, original: pb.ModelResult, run: pb.ModelResult)
     # The error itself, not a wrapper's heading (Dynamo's "backend='aot_eager' raised:")
     first = next((line for line in lines if not line.endswith(":")), lines[0] if lines else "")
     said = f": {first[:160]}" if first else ""
-    return (f"bisect: {what} ended in {_kind(run)}{said}; the bisector counts that as fixed, since it is not "
-            f"{_kind(original)}")
+    return (f"bisect: {what} ended in {described(run)}{said}; the bisector counts that as fixed, since it is not "
+            f"{described(original)}")
 
 
-def _kind(result: pb.ModelResult) -> str:
+def described(result: pb.ModelResult) -> str:
     """The status, with the exception type where there is one: what same_failure compares."""
     return result.community_status + (f" ({result.failure.exception_type})" if result.failure.exception_type else "")

@@ -34,10 +34,11 @@ from tools.store.failures import OPINFO_SUITE, configuration_label
 from tools.triage import settled
 from tools.triage.bisect import BisectProgress, Culprit, bisect, seed_cache
 from tools.triage.budget import Budget, GaveUp
-from tools.triage.memo import Memo, Verdict
+from tools.triage.memo import BisectAnswer, Memo
 from tools.triage.minify import Minified, minify, store_repro
 from tools.triage.runs import OWNED_VARIABLES, HarnessError, ModelRuns, log
-from tools.triage.target import Target, TriageInputError, other_failure_note, read_target, same_failure
+from tools.triage.target import (Target, TriageInputError, described, other_failure_note, read_target,
+                                  same_failure)
 from tools.triage.verify import verify
 
 DEFAULT_LIMIT_S = 1800.0
@@ -106,7 +107,7 @@ def _run_steps(target: Target, record: pb.TriageRecord, budget: Budget, work: Pa
         if not same_failure(target.result, first):
             record.outcome = Record.OUTCOME_NOT_REPRODUCED
             notes.append(f"reproduce: the model ran again as the result ran it (plan {target.request.plan}) and gave "
-                         f"{_described(first)}, not {_described(target.result)}; nothing was bisected or minified")
+                         f"{described(first)}, not {described(target.result)}; nothing was bisected or minified")
             return
         with budget.step("bisect"):
             culprit = _bisect(target, runs, progress, work, notes, memo)
@@ -162,7 +163,7 @@ def _bisect(target: Target, runs: ModelRuns, progress: BisectProgress, work: Pat
         what = env["TORCH_BISECT_BACKEND"] + (f" {env['TORCH_BISECT_SUBSYSTEM']}" if "TORCH_BISECT_SUBSYSTEM" in env
                                               else "")
         ran = runs.run(f"bisect {what}", env, cache=shared)
-        return Verdict(not same_failure(target.result, ran), other_failure_note(what, target.result, ran))
+        return BisectAnswer(not same_failure(target.result, ran), other_failure_note(what, target.result, ran))
 
     try:
         culprit = bisect(test, work / "bisect", progress, work / "bisect.log", memo)
@@ -205,12 +206,6 @@ def _reached(record: pb.TriageRecord, progress: BisectProgress, runs: ModelRuns)
     if record.repro_path:
         reached.append(f"repro {record.repro_path} ({record.repro_nodes} FX nodes)")
     return "; ".join(reached)
-
-
-def _described(result: pb.ModelResult) -> str:
-    if result.failure.exception_type:
-        return f"{result.community_status} ({result.failure.exception_type})"
-    return result.community_status
 
 
 def _new_record(target: Target, limit_s: float) -> pb.TriageRecord:

@@ -30,7 +30,7 @@ from suites.common.result_io import read_result, write_result
 from tools.dashboard.signatures import signature
 from tools.triage import planted_fault, probe, settled
 from tools.triage.__main__ import main
-from tools.triage.memo import Memo, Verdict
+from tools.triage.memo import BisectAnswer, Memo
 from tools.triage.runs import NO_GRAPH_CACHES, environment, on_sys_path
 from tools.triage.target import TriageInputError, other_failure_note, read_target
 from tools.triage.triage import triage
@@ -355,9 +355,9 @@ def test_a_work_folder_of_another_triage_is_refused(tmp_path: Path) -> None:
     state = tmp_path / "state"
     state.mkdir()
     (state / "run_state.txt").write_text("test_disable")
-    memo.keep(0, {"backend": "eager"}, Verdict(True, "bisect: eager ended in fail_to_run ..."), state)
+    memo.keep(0, {"backend": "eager"}, BisectAnswer(True, "bisect: eager ended in fail_to_run ..."), state)
     # A test that failed another way is said again when resumed: the record lists it as a fresh triage would.
-    assert Memo.open(tmp_path, "result-a", "2.14.1").answer(0, {"backend": "eager"}, state) == Verdict(
+    assert Memo.open(tmp_path, "result-a", "2.14.1").answer(0, {"backend": "eager"}, state) == BisectAnswer(
         True, "bisect: eager ended in fail_to_run ...")
     for result_id, torch_version in (("result-b", "2.14.1"), ("result-a", "2.11.0")):
         with pytest.raises(TriageInputError, match="holds the work of another triage"):
