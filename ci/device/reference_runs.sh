@@ -7,7 +7,8 @@
 #   timm-a, timm-b       TIMM BF16 inference, 9 models each, cold start, one at a time
 #   checks               accuracy-only work side by side: the OpInfo suite (fp32, first sample, 14 shards),
 #                        hf_Bert, FlexAttention on CUDA, the forced-fallback check
-#   opinfo               the OpInfo suite alone (more than 150 s on the H200 since the always-all-samples ops; give it 480)
+#   opinfo               the OpInfo suite alone (more than 150 s on the H200 since the always-all-samples ops; give it 480);
+#                        SAMPLES=all: every sample, SHARDS=N, OPINFO_LIMIT_S=S per shard, RUN_ID=ID
 #   timing-a             TIMM AMP training (3 models) and a model run with a forced fallback
 #   timing-b             one process vs upstream's two (split) for two models: do the figures agree?
 #   preflight            the selftest model on the GPU, forked from the zygote: is a forked child's CUDA sound?
@@ -95,16 +96,19 @@ timm=(python3 -m suites.run --suite timm --device cuda --backend inductor_cudagr
 
 models() { for m in "$@"; do printf -- '--model %s ' "$m"; done; }
 
-run_opinfo() {  # fp32 scope, first sample of every case, 14 shards side by side (one compile thread each)
-  local shards=14 i
+run_opinfo() {  # fp32 scope, first sample of every case, SHARDS (default 14) side by side, one compile thread each
+  # SAMPLES=all: every sample of every case (the nightly's sampling), each shard cut at OPINFO_LIMIT_S (default 470);
+  # a shard cut short keeps the cases it finished, each its own result file.
+  local shards=${SHARDS:-14} i samples=(--max-samples 1) what="first sample of every case (--max-samples 1)"
+  if [[ ${SAMPLES:-first} == all ]]; then samples=(); what="every sample"; fi
   for ((i = 0; i < shards; i++)); do
     TEST_TOTAL_SHARDS=$shards TEST_SHARD_INDEX=$i TEST_SHARD_STATUS_FILE=/tmp/opinfo-shard-$i \
-      TORCHINDUCTOR_COMPILE_THREADS=1 timeout 470 python3 -m opinfo.run --device cuda --max-samples 1 \
-      --run-id "h200-opinfo-$run_tag" --out "$out/opinfo" >"$out/opinfo-shard-$i.log" 2>&1 &
+      TORCHINDUCTOR_COMPILE_THREADS=1 timeout "${OPINFO_LIMIT_S:-470}" python3 -m opinfo.run --device cuda "${samples[@]}" \
+      --run-id "${RUN_ID:-h200-opinfo-$run_tag}" --out "$out/opinfo" >"$out/opinfo-shard-$i.log" 2>&1 &
   done
   wait
   python3 -m opinfo.summaries "$out/opinfo" --shards $shards --out "$out/opinfo-summary.json" \
-    --note "H200, torch $(python3 -c 'import torch; print(torch.__version__)'), fp32 scope, first sample of every case (--max-samples 1), $shards shards side by side" \
+    --note "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), torch $(python3 -c 'import torch; print(torch.__version__)'), fp32 scope, $what, $shards shards side by side" \
     >"$out/opinfo-merge.log" 2>&1
 }
 

@@ -34,6 +34,17 @@ from tools.triage.runs import on_sys_path
 ModelTest = Callable[[dict[str, str], Path], BisectAnswer]
 
 
+class _NoSubsystemFixedIt(Exception):
+    """Disabling each of the failing backend's subsystems left the failure. torch's do_bisect (2.11.0 and 2.14.1) then
+    never returns: its own loop goes back to the subsystem it started from, so the bisector tests the second subsystem
+    again, and then every other, until the limit (H100, 5f95839: the OpInfo case's runs 11-16). A subsystem asked to be
+    disabled a second time is that loop; the culprit is then the backend, as the bisector means to report it."""
+
+    def __init__(self, backend: str, subsystems: int) -> None:
+        super().__init__(f"disabling each of {backend}'s {subsystems} subsystems left the failure")
+        self.backend = backend
+
+
 @dataclass
 class BisectProgress:
     """How far the bisection got, kept as it goes, so that a bisection cut short still says where it was."""
@@ -93,6 +104,7 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
         info_path.unlink(missing_ok=True)
     probe_dir = probe.plugin_folder(state.parent / f"{state.name}-probe")
     progress.debug_info_path = info_path
+    disabled: set[tuple[str, str]] = set()  # (backend, subsystem) whose test_disable was asked
 
     def fn() -> bool:
         backend = CompilerBisector.get_backend() or ""
@@ -107,6 +119,10 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
             else:  # find_max_bounds or bisect: disabling this subsystem fixed the failure
                 progress.fixing_subsystem = subsystem
             progress.failing_backend = backend
+        if stage == "test_disable":
+            if (backend, subsystem) in disabled:
+                raise _NoSubsystemFixedIt(backend, sum(b == backend for b, _ in disabled))
+            disabled.add((backend, subsystem))
         progress.backend, progress.subsystem, progress.stage = backend, subsystem, stage
         shared = Path(CompilerBisector.in_process_cache or state)  # read here: an older torch chose its own folder
         bisector_state = Path(CompilerBisector.get_dir())
@@ -128,10 +144,14 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
 
     CompilerBisector.in_process_cache = str(state)
     stopped: Exception | None = None
+    exhausted: _NoSubsystemFixedIt | None = None
     try:
         with open(log_path, "a") as log, contextlib.redirect_stdout(log):  # the bisector narrates on stdout
             try:
                 result = CompilerBisector.do_bisect(fn)
+            except _NoSubsystemFixedIt as exc:
+                exhausted, result = exc.with_traceback(None), None
+                print(f"[parity triage] {exc}: the culprit is {exc.backend}, no subsystem of it", flush=True)
             except Exception as exc:  # noqa: BLE001 (GaveUp, or the bisector's own RuntimeError: re-raised below)
                 # Without its traceback do_bisect's frame goes now, and with it the object whose deletion runs the
                 # bisector's clean-up: here, while its output is redirected and its folder is still ours.
@@ -142,6 +162,8 @@ def bisect(test: ModelTest, state: Path, progress: BisectProgress, log_path: Pat
         shutil.rmtree(state, ignore_errors=True)
     if stopped is not None:
         raise stopped
+    if exhausted is not None:
+        return Culprit(exhausted.backend, "", -1, str(exhausted))
     if result is None:
         return None
     change = _config_change(result.backend, result.subsystem)
