@@ -25,7 +25,7 @@ from suites.common.manifest import load_manifest
 from suites.common.request import ModelRequest
 from suites.common.settings import accuracy_settings
 from tools.store.failures import OPINFO_SUITE
-from tools.triage import dynamo_check
+from tools.triage import aot_check, dynamo_check
 from tools.triage.op_case import OpCaseRequest
 
 
@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     sys.argv = [args.script, *args.args]
     dynamo_check.install()  # a minifier or repro cut after Dynamo checks graphs the way torch 2.14 cannot alone
+    aot_check.install()  # and one cut after AOT Autograd keeps its inputs through a query that raised
     with check_settings(args.suite, args.model, args.device):
         runpy.run_path(args.script, run_name="__main__")
 
