@@ -67,9 +67,11 @@ class Minified:
 
 
 def repro_after(status: str, culprit_backend: str) -> str:
-    """Where the minifier cuts: after Dynamo for an accuracy culprit before Inductor, else after AOT Autograd (a crash,
-    a hang or an exception has no per-graph comparison to miss a decomposition)."""
-    return "dynamo" if status == "fail_accuracy" and culprit_backend in BEFORE_INDUCTOR else "aot"
+    """Where the minifier cuts: after Dynamo for a culprit before Inductor, else after AOT Autograd. After AOT, an
+    accuracy check compares the decomposed graph with itself, and an error that AOT Autograd raises while it traces
+    (a decomposition's, as `take`'s on an H100 at a71c666) comes before any graph is cut there, so no launcher is
+    written. A crash or a hang stays after AOT: no triage has yet met one whose culprit is before Inductor."""
+    return "dynamo" if status in ("fail_accuracy", "fail_to_run") and culprit_backend in BEFORE_INDUCTOR else "aot"
 
 
 def dump_env(status: str, culprit_backend: str, debug: Path, tolerance: float = 0.0) -> dict[str, str]:

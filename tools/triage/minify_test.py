@@ -33,6 +33,8 @@ def test_a_culprit_before_inductor_is_cut_after_dynamo() -> None:
     assert repro_after("fail_accuracy", "aot_eager_decomp_partition") == "dynamo"
     assert repro_after("fail_accuracy", "aot_eager") == "dynamo"
     assert repro_after("fail_accuracy", "inductor") == repro_after("fail_accuracy", "") == "aot"
+    assert repro_after("fail_to_run", "aot_eager_decomp_partition") == "dynamo"  # raised while AOT traced
+    assert repro_after("fail_to_run", "inductor") == "aot"
     assert repro_after("crash", "aot_eager_decomp_partition") == "aot"  # no per-graph comparison to hide it
 
 

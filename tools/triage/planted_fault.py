@@ -1,5 +1,6 @@
 """Known compiler faults for the triage tests: Inductor lowers aten.tanh as sigmoid (LOWERING), or Inductor's
-decomposition table, which `aot_eager_decomp_partition` shares, decomposes it into sigmoid (DECOMPOSITION).
+decomposition table, which `aot_eager_decomp_partition` shares, decomposes it into sigmoid (DECOMPOSITION), or holds a
+decomposition of it that raises while AOT Autograd traces (RAISING_DECOMPOSITION).
 
 Test-only. It is planted the way an out-of-tree device backend (torch_npu) hooks into torch (torch_plugin.py):
 `plugin_folder(dest, fault)` writes a distribution's metadata into `dest`; with `dest` on PYTHONPATH every fresh
@@ -15,7 +16,8 @@ from pathlib import Path
 from tools.triage import torch_plugin
 
 FAULTY_OP = "aten.tanh.default"
-LOWERING, DECOMPOSITION = "install", "install_decomposition"  # the entry point of each fault
+# the entry point of each fault
+LOWERING, DECOMPOSITION, RAISING_DECOMPOSITION = "install", "install_decomposition", "install_raising_decomposition"
 
 
 def install() -> None:
@@ -38,6 +40,18 @@ def install_decomposition() -> None:
     from torch._inductor import decomposition
 
     decomposition.decompositions[torch.ops.aten.tanh.default] = torch.sigmoid
+
+
+def install_raising_decomposition() -> None:
+    """The entry point of RAISING_DECOMPOSITION: a compile that decomposes tanh fails, as `take`'s decomposition failed
+    on an H100 (GuardOnDataDependentSymNode, a71c666)."""
+    import torch
+    from torch._inductor import decomposition
+
+    def tanh_decomposition_that_raises(x: object) -> object:
+        raise RuntimeError("planted fault: the decomposition of tanh raised")
+
+    decomposition.decompositions[torch.ops.aten.tanh.default] = tanh_decomposition_that_raises
 
 
 def plugin_folder(dest: Path, fault: str = LOWERING) -> Path:

@@ -158,6 +158,35 @@ def test_a_planted_decomposition_is_named_and_cut_after_dynamo(planted: Planted,
 
 
 @pytest.mark.slow
+def test_a_decomposition_that_raises_is_named_and_cut_after_dynamo(planted: Planted, tmp_path: Path) -> None:
+    """An error that AOT Autograd raises while it traces (a decomposition's) happens before any graph is cut after
+    AOT, so the cut is made after Dynamo: `take` on an H100 (a71c666) got no launcher there."""
+    plugin = planted_fault.plugin_folder(tmp_path / "plugin", planted_fault.RAISING_DECOMPOSITION)
+    request = _request("tanh_mlp")
+    with on_sys_path(plugin), environment(NO_GRAPH_CACHES):
+        result = run_model(request, tmp_path / "results", LaunchOptions(timeout_s=600, inductor_cache=planted.cache))
+    assert result.community_status == "fail_to_run", (result.failure.log_tail, result.accuracy.detail)
+    result_path = tmp_path / "results" / f"{request.file_stem()}.pb"
+    done = subprocess.run([sys.executable, "-m", "tools.triage", str(result_path), "--limit-s", "900",
+                           "--inductor-cache", str(planted.cache)],
+                          env=_env(plugin), capture_output=True, text=True, timeout=1200)
+    print(done.stdout, done.stderr, sep="\n")
+    assert done.returncode == 0, done.stderr
+    record = _record(result_path)
+    assert record.outcome == Record.OUTCOME_DONE, record.error
+    assert (record.culprit_backend, record.culprit_subsystem) == ("aot_eager_decomp_partition", "decomposition")
+    assert record.bisect_number >= 0 and "tanh" in record.debug_info
+    repro = result_path.parent / record.repro_path
+    text = repro.read_text()
+    assert "after_dynamo" in text and "torch.tanh" in text, text
+    assert record.reproduces == Record.REPRODUCES_YES and "planted fault" in record.repro_output_tail
+    clean = subprocess.run([*settled.command(request), str(repro)], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=600, env=_env(TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "clean-cache"),
+                                                 **NO_GRAPH_CACHES))
+    assert clean.returncode == 0, clean.stdout + clean.stderr  # without the plugin it compiles and runs
+
+
+@pytest.mark.slow
 def test_an_opinfo_case_is_triaged_as_a_model_is(planted: Planted, tmp_path: Path) -> None:
     """The OpInfo suite's tanh float32 case fails with the planted lowering; its triage reruns the case alone
     (python -m opinfo.run) and names the same lowering, and its repro runs under the suite's high-precision mode."""
