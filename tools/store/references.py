@@ -1,6 +1,7 @@
 """The reference datasets kept in the repository, which the main job (ci/smoke.sh) loads into its store.
 
-A dataset is a folder `suites/<suite>/reference/<name>/` (e.g. the H200 runs in `h200/`). Investigations
+A dataset is a folder `suites/<suite>/reference/<name>/` (e.g. the H200 runs in `h200/`) or `opinfo/reference/<name>/`
+(OpInfo cases on a GPU and their triages). Investigations
 whose runs repeat a configuration on purpose (single vs split process, with and without a setting) live in
 `reference/experiments/` and stay out: their figures are documented in the README beside them, not baselines.
 
@@ -23,7 +24,8 @@ EXPERIMENTS = "experiments"
 
 
 def reference_datasets(repo: Path = REPO) -> list[Path]:
-    return sorted(p for p in repo.glob("suites/*/reference/*") if p.is_dir() and p.name != EXPERIMENTS)
+    return [p for pattern in ("suites/*/reference/*", "opinfo/reference/*") for p in sorted(repo.glob(pattern))
+            if p.is_dir() and p.name != EXPERIMENTS]
 
 
 def provenances(dataset: Path) -> Counter[tuple[str, str]]:
