@@ -17,6 +17,10 @@ def test_reference_datasets_ingest_as_one_batch(tmp_path: Path) -> None:
     folders = reference_datasets()
     assert any(folder.parts[-3:] == ("timm", "reference", "h200") for folder in folders), folders
     assert not any("experiments" in folder.parts for folder in folders)
+    # OpInfo cases on a GPU and their triages, which the failures page shows, load with the suites' datasets.
+    opinfo = Path(__file__).resolve().parents[2] / "opinfo" / "reference"
+    assert {f for f in folders if f.is_relative_to(opinfo)} == {
+        p for p in opinfo.iterdir() if p.is_dir() and p.name != "experiments"}
     loaded = load_results(folders)
     assert ingest(connect(tmp_path / "parity.db"), loaded) == len({item.result.result_id for item in loaded})
 
