@@ -51,10 +51,11 @@ _SAVE_DIR = re.compile(r"save_dir=(['\"])(.*?)\1")
 _CHECKPOINT = re.compile(r"(\d+)|minified_(\d+)_nodes")
 _COMMAND = re.compile(r"command=(['\"])minify\1")
 _STORAGE = re.compile(r"reader\.storage\((['\"])([0-9a-fA-F]+)\1")
-# Paths of the triage's own machine that the minifier writes into a repro's environment lines; a stored repro runs
-# elsewhere, with its reader's caches.
-_LOCAL_PATHS = re.compile(r"^os\.environ\['(TORCHINDUCTOR_CACHE_DIR|TRITON_CACHE_DIR|TORCH_COMPILE_DEBUG_DIR)'\] = .*\n",
-                          re.MULTILINE)
+# Values of the triage's own processes that the minifier writes into a repro's environment lines: its paths (a stored
+# repro runs elsewhere, with its reader's caches) and a pointer into one of its processes that Inductor sets before it
+# loads each compiled library (the OpInfo case's repro at a71c666 carried one).
+_LOCAL_PATHS = re.compile(r"^os\.environ\['(TORCHINDUCTOR_CACHE_DIR|TRITON_CACHE_DIR|TORCH_COMPILE_DEBUG_DIR"
+                          r"|_TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR)'\] = .*\n", re.MULTILINE)
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,7 @@ def test_the_planted_lowering_is_named_and_its_repro_fails_only_with_the_fault(p
     assert repro.name == planted.result_path.name.removesuffix(".pb") + ".repro.py"
     text = repro.read_text()
     assert "torch.ops.aten.tanh.default" in text and str(work) not in text
+    assert "_TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR" not in text  # a pointer into the minifier's process
     assert record.repro_lines == len(text.splitlines()) and 2 <= record.repro_nodes <= 5
     assert record.reproduces == Record.REPRODUCES_YES and "AccuracyError" in record.repro_output_tail
     assert set(record.step_wall_s) == {"reproduce", "bisect", "minify", "verify"}
