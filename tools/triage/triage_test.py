@@ -127,15 +127,14 @@ def test_the_planted_lowering_is_named_and_its_repro_fails_only_with_the_fault(p
     assert clean.returncode == 0, clean.stdout + clean.stderr
 
 
-@pytest.mark.slow
-def test_a_planted_decomposition_is_named_and_cut_after_dynamo(planted: Planted, tmp_path: Path) -> None:
-    """A fault before Inductor: the AOT graph the per-graph check runs both ways already holds the decomposition, so
-    the cut is made after Dynamo (minify.repro_after), whose check torch 2.14 only runs with dynamo_check.py."""
-    plugin = planted_fault.plugin_folder(tmp_path / "plugin", planted_fault.DECOMPOSITION)
+def _triage_a_planted_decomposition(fault: str, status: str, planted: Planted, tmp_path: Path) -> tuple[Record, str]:
+    """tanh_mlp run and triaged with a fault in tanh's decomposition planted: the record, which must name that
+    decomposition and cut after Dynamo, and the stored repro's text."""
+    plugin = planted_fault.plugin_folder(tmp_path / "plugin", fault)
     request = _request("tanh_mlp")
     with on_sys_path(plugin), environment(NO_GRAPH_CACHES):
         result = run_model(request, tmp_path / "results", LaunchOptions(timeout_s=600, inductor_cache=planted.cache))
-    assert result.community_status == "fail_accuracy", (result.failure.log_tail, result.accuracy.detail)
+    assert result.community_status == status, (result.failure.log_tail, result.accuracy.detail)
     result_path = tmp_path / "results" / f"{request.file_stem()}.pb"
     done = subprocess.run([sys.executable, "-m", "tools.triage", str(result_path), "--limit-s", "900",
                            "--inductor-cache", str(planted.cache)],
@@ -146,45 +145,39 @@ def test_a_planted_decomposition_is_named_and_cut_after_dynamo(planted: Planted,
     assert record.outcome == Record.OUTCOME_DONE, record.error
     assert (record.culprit_backend, record.culprit_subsystem) == ("aot_eager_decomp_partition", "decomposition")
     assert record.bisect_number >= 0 and "tanh" in record.debug_info
-    repro = result_path.parent / record.repro_path
-    text = repro.read_text()
-    assert "run_repro" in text and "after_dynamo" in text and "torch.tanh" in text
+    text = (result_path.parent / record.repro_path).read_text()
+    assert "run_repro" in text and "after_dynamo" in text and "torch.tanh" in text, text
+    assert record.reproduces == Record.REPRODUCES_YES
+    return record, text
+
+
+def _passes_without_the_fault(runner: list[str], record: Record, tmp_path: Path) -> None:
+    repro = tmp_path / "results" / record.repro_path
+    clean = subprocess.run([*runner, str(repro)], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                           env=_env(TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "clean-cache"), **NO_GRAPH_CACHES))
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
+@pytest.mark.slow
+def test_a_planted_decomposition_is_named_and_cut_after_dynamo(planted: Planted, tmp_path: Path) -> None:
+    """A fault before Inductor: the AOT graph the per-graph check runs both ways already holds the decomposition, so
+    the cut is made after Dynamo (minify.repro_after), whose check torch 2.14 only runs with dynamo_check.py."""
+    record, text = _triage_a_planted_decomposition(planted_fault.DECOMPOSITION, "fail_accuracy", planted, tmp_path)
     assert 2 <= record.repro_nodes <= 5, text
-    assert record.reproduces == Record.REPRODUCES_YES and "AccuracyError" in record.repro_output_tail
+    assert "AccuracyError" in record.repro_output_tail
     # Without the plugin the stored script passes, under the check's settings as with torch's defaults.
-    for runner in (settled.command(request), [sys.executable]):
-        clean = subprocess.run([*runner, str(repro)], cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                               env=_env(TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "clean-cache"), **NO_GRAPH_CACHES))
-        assert clean.returncode == 0, clean.stdout + clean.stderr
+    for runner in (settled.command(_request("tanh_mlp")), [sys.executable]):
+        _passes_without_the_fault(runner, record, tmp_path)
 
 
 @pytest.mark.slow
 def test_a_decomposition_that_raises_is_named_and_cut_after_dynamo(planted: Planted, tmp_path: Path) -> None:
     """An error that AOT Autograd raises while it traces (a decomposition's) happens before any graph is cut after
     AOT, so the cut is made after Dynamo: `take` on an H100 (a71c666) got no launcher there."""
-    plugin = planted_fault.plugin_folder(tmp_path / "plugin", planted_fault.RAISING_DECOMPOSITION)
-    request = _request("tanh_mlp")
-    with on_sys_path(plugin), environment(NO_GRAPH_CACHES):
-        result = run_model(request, tmp_path / "results", LaunchOptions(timeout_s=600, inductor_cache=planted.cache))
-    assert result.community_status == "fail_to_run", (result.failure.log_tail, result.accuracy.detail)
-    result_path = tmp_path / "results" / f"{request.file_stem()}.pb"
-    done = subprocess.run([sys.executable, "-m", "tools.triage", str(result_path), "--limit-s", "900",
-                           "--inductor-cache", str(planted.cache)],
-                          env=_env(plugin), capture_output=True, text=True, timeout=1200)
-    print(done.stdout, done.stderr, sep="\n")
-    assert done.returncode == 0, done.stderr
-    record = _record(result_path)
-    assert record.outcome == Record.OUTCOME_DONE, record.error
-    assert (record.culprit_backend, record.culprit_subsystem) == ("aot_eager_decomp_partition", "decomposition")
-    assert record.bisect_number >= 0 and "tanh" in record.debug_info
-    repro = result_path.parent / record.repro_path
-    text = repro.read_text()
-    assert "after_dynamo" in text and "torch.tanh" in text, text
-    assert record.reproduces == Record.REPRODUCES_YES and "planted fault" in record.repro_output_tail
-    clean = subprocess.run([*settled.command(request), str(repro)], cwd=tmp_path, capture_output=True, text=True,
-                           timeout=600, env=_env(TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "clean-cache"),
-                                                 **NO_GRAPH_CACHES))
-    assert clean.returncode == 0, clean.stdout + clean.stderr  # without the plugin it compiles and runs
+    record, _ = _triage_a_planted_decomposition(planted_fault.RAISING_DECOMPOSITION, "fail_to_run", planted,
+                                                tmp_path)
+    assert "planted fault" in record.repro_output_tail
+    _passes_without_the_fault(settled.command(_request("tanh_mlp")), record, tmp_path)
 
 
 @pytest.mark.slow
