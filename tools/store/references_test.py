@@ -10,7 +10,7 @@ import pytest
 from parity.v1 import results_pb2 as pb
 from suites.common.result_io import read_result, result_files, write_result
 from tools.store.db import connect, ingest, load_results
-from tools.store.references import main, reference_datasets
+from tools.store.references import REPO, main, reference_datasets
 
 
 def test_reference_datasets_ingest_as_one_batch(tmp_path: Path) -> None:
@@ -18,7 +18,7 @@ def test_reference_datasets_ingest_as_one_batch(tmp_path: Path) -> None:
     assert any(folder.parts[-3:] == ("timm", "reference", "h200") for folder in folders), folders
     assert not any("experiments" in folder.parts for folder in folders)
     # OpInfo cases on a GPU and their triages, which the failures page shows, load with the suites' datasets.
-    opinfo = Path(__file__).resolve().parents[2] / "opinfo" / "reference"
+    opinfo = REPO / "opinfo" / "reference"
     assert {f for f in folders if f.is_relative_to(opinfo)} == {
         p for p in opinfo.iterdir() if p.is_dir() and p.name != "experiments"}
     loaded = load_results(folders)

@@ -5,13 +5,13 @@ case `_efficient_attention_forward` failed on an H100 (torch's meta kernel of it
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import torch
 
-from tools.triage.settled import command
 from tools.triage.op_case import OpCaseRequest
+from tools.triage.runs import script_env
+from tools.triage.settled import command
 
 
 @torch.library.custom_op("parity_triage_test::doubled", mutates_args=())
@@ -55,14 +55,11 @@ def test_the_minifier_cuts_a_graph_whose_compiled_code_raises(tmp_path: Path) ->
     cut = tmp_path / "cut"
     cut.mkdir()
     settled = command(OpCaseRequest("doubled", "float32", "cpu", 1, False))
+    # As minify.py runs the minifier: under the check's settings, in the environment of a model run.
     done = subprocess.run([*settled, str(launcher), "minify", "--no-isolate"], cwd=cut, capture_output=True,
-                          text=True, timeout=600, env={**_env(), "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "cache")})
+                          text=True, timeout=600, env=script_env(tmp_path / "cache"))
     # Without aot_check the first query emptied the minifier's inputs: "len(ph_nodes)=2 != len(self.inps)=0".
     assert done.returncode == 0, done.stderr[-3000:]
     repro = (cut / "repro.py").read_text()
     assert "parity_triage_test.doubled.default" in repro and "aten.neg" not in repro  # the raising op, cut to it
 
-
-def _env() -> dict[str, str]:
-    import os
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
