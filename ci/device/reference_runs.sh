@@ -80,6 +80,10 @@ pack() {
   (cd "$OUT" && compgen -G "$section/*.repro.inputs" >/dev/null && tar -czf "$section-repro-inputs.tgz" "$section"/*.repro.inputs)
 }
 trap pack EXIT
+# GNU timeout signals the whole process group, so the section's python3 gets SIGTERM too, and then writes a result for
+# each model it stops. Packing at once would lose those: with this trap bash first waits for its foreground command
+# (a trap runs when that command ends) or its background ones, and only then exits to pack.
+trap 'wait; exit 143' TERM
 # Always an argument: a bare `source` would hand install_wheels.sh this script's own arguments as $1.
 if [[ ${2:-} == torchbench ]]; then  # a section that takes SUITE first: TorchBench's wheels and carried checkout
   export PARITY_TORCHBENCH_DIR=$PWD/.torchbench
@@ -246,7 +250,7 @@ case "$section" in
     # SIGTERM (an outer `timeout` signals the whole process group; a `kill` this shell alone) ends a triage as its
     # limit does, and it then writes its record: pass the signal on (a triage heeds only the first), and wait for the
     # records before the section is packed.
-    trap 'kill -TERM "${triages[@]}" 2>/dev/null; wait' TERM
+    trap 'kill -TERM "${triages[@]}" 2>/dev/null; wait; exit 143' TERM
     wait ;;
   *) echo "unknown section $section: see the header of $0" >&2; exit 2 ;;
 esac

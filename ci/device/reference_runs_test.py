@@ -117,6 +117,19 @@ def test_an_outer_timeout_reaches_each_triage_and_its_record_is_packed(tmp_path:
         assert f"triage/work/{stem}.record" in names
 
 
+def test_an_outer_timeout_lets_the_suite_write_its_stopped_results_before_the_pack(tmp_path: Path) -> None:
+    # suites.run, stopped by SIGTERM, writes a timeout result for each model it kills. Packing at once lost them (the
+    # H100 call of 2026-12-07 came back without the results of the four models it stopped).
+    stub = ('#!/bin/bash\n[ "$2" = suites.run ] || exit 0\n'
+            'out="${@: -3:1}"; mkdir -p "$out"; trap \'sleep 1; echo timeout > "$out/m.txtpb"; exit 1\' TERM\n'
+            'sleep 30 & wait\n')
+    result = run(tmp_path, "turns", "timm", "training", "a", stub=stub, within_s=3)
+    assert result.returncode == 124, result.stderr
+    assert "[reference_runs] turns done" not in result.stdout  # stopped, not finished
+    with tarfile.open(tmp_path / "out/turns.tgz") as packed:
+        assert "turns/timm-training/m.txtpb" in packed.getnames()
+
+
 def test_an_opinfo_case_runs_alone_for_its_triage(tmp_path: Path) -> None:
     result = run(tmp_path, "opinfo-case", "torch.ops.aten._efficient_attention_forward", "float32")
     assert result.returncode == 0, result.stderr
