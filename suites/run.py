@@ -89,7 +89,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="accuracy check, performance experiment, or both from one cold compile (default)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="models run side by side; when they time, they take turns on the device and only their "
-                             "compilation overlaps (suites/common/device_turns.py)")
+                             "compilation overlaps (suites/common/device_turns.py). One that runs out of device memory "
+                             "is run again alone at the end, and that result is kept")
     parser.add_argument("--device-lock", type=Path, default=None,
                         help="the turns' lock file, to share with other runs on this device at the same time (e.g. "
                              "LLM entries beside training models); given, every timed model takes turns, even with "
@@ -253,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
                 results[index] = future.result()
                 progress.finished(requests[index], results[index])
                 print(f"[{done}/{len(requests)}] {_row(results[index])}", flush=True)
+            for index in [i for i, r in enumerate(results) if ran_out_beside_others(r)]:
+                results[index] = _again_alone(requests[index], args.out, replace(options, parallel_jobs=1), progress)
     finally:  # main() also runs in-process (tests): give the caller its handlers back
         _progress = _record_stopped_call = None
         for stop, handler in previous.items():
@@ -270,6 +273,31 @@ def main(argv: list[str] | None = None) -> int:
               f"{statuses.to_string(r.expected_status)}: {_reason(r)}{checked_elsewhere(r, manifest)}")
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
     return 1 if mismatches else 0
+
+
+def ran_out_beside_others(result: pb.ModelResult) -> bool:
+    """Out of device memory while other model runs shared the device (--jobs > 1): their memory may be what was
+    short, not the model's own (on an 80 GB H100, four TIMM training models side by side ran three out)."""
+    out_of_memory = result.community_status in statuses.OUT_OF_MEMORY or result.failure.exception_type == "OutOfMemoryError"
+    return out_of_memory and result.config.parallel_jobs > 1
+
+
+def _again_alone(request: ModelRequest, out: Path, alone: LaunchOptions, progress: RunProgress) -> pb.ModelResult:
+    """Runs a model that ran out of memory beside others again, alone; its result is the one kept, and the first
+    attempt's logs stay beside it as <stem>[.accuracy|.performance].oom-beside-others.log."""
+    stem = request.file_stem()
+    for part in ("", ".accuracy", ".performance"):
+        log = out / f"{stem}{part}.log"
+        if log.exists():
+            log.rename(out / f"{stem}{part}.oom-beside-others.log")
+    print(f"[parity] {request.model} {MODE_NAMES.get(request.mode, request.mode)}: out of device memory beside "
+          "other model runs; running it again alone", flush=True)
+    progress.total += 1
+    progress.started(request)
+    result = run_model(request, out, alone)
+    progress.finished(request, result)
+    print(f"[alone] {_row(result)}", flush=True)
+    return result
 
 
 def _start_zygote(suite: str, jobs: int, cpus: CpuSplit | None) -> Zygote | None:

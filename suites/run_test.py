@@ -99,6 +99,22 @@ def test_accuracy_runs_side_by_side(tmp_path: Path) -> None:
     assert call["busy_share"] is None and call["sampler"] == "no sampler for the cpu device"
 
 
+def test_a_model_out_of_memory_beside_others_runs_again_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """oom_beside_others runs out of device memory whenever others share the device: side by side it is run again
+    alone, and that result is the one kept; the first attempt's log stays beside it."""
+    args = ["--suite", "selftest", "--model", "oom_beside_others", "--model", "healthy", "--backend", "aot_eager",
+            "--device", "cpu", "--smoke", "--plan", "accuracy", "--jobs", "2", "--out", str(tmp_path)]
+    assert main(args) == 0  # both pass, as the manifest expects
+    stem = "selftest.oom_beside_others.inference.aot_eager.cpu.smoke"
+    again = read_result(tmp_path / f"{stem}.pb")
+    assert again.community_status == "pass" and again.config.parallel_jobs == 1
+    assert "oom_beside_others inference aot_eager: eager_fail_to_run" in (  # an OOM at load, as upstream names it
+        tmp_path / f"{stem}.oom-beside-others.log").read_text()
+    assert read_result(tmp_path / "selftest.healthy.inference.aot_eager.cpu.smoke.pb").config.parallel_jobs == 2
+    assert "oom_beside_others inference: out of device memory beside other model runs; running it again alone" in (
+        capsys.readouterr().out)
+
+
 def test_timed_runs_side_by_side_take_turns_on_the_device(tmp_path: Path) -> None:
     """--jobs with timing: the children take turns on the device, and their compile latency leaves out the wait
     for the turn (suites/common/device_turns_test.py shows the turns themselves)."""

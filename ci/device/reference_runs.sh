@@ -25,7 +25,8 @@
 #                        inductor_cudagraphs; inductor tells a CUDA graph fault from the rest)
 #   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time (JOBS=N: N) taking turns on the
 #                        device (only their compiles overlap; suites/common/device_turns.py); default: every forward
-#                        entry. Turns share time, not memory: GPTJ and Blenderbot want JOBS=1, GPTNeo JOBS=2.
+#                        entry. Turns share time, not memory: GPTJ and Blenderbot want JOBS=1, GPTNeo JOBS=2 (a model
+#                        that runs out of memory beside others is run again alone at the end).
 #                        MODEL_TIMEOUT=S: per-model limit (default 420); RUN_ID=ID: add to an earlier run's id;
 #                        DEVICE_LOCK=FILE: take turns with another run that names the same file (two modes in
 #                        one call: give each its own OUT so that their folders and packs stay apart)

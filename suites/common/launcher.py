@@ -42,6 +42,9 @@ FATAL_ERROR = "Fatal Python error: "
 FAULTHANDLER_MODULES = "Extension modules: "
 CRASH_REPORT_MAX_CHARS = 65536
 LOG_HEAD_CHARS = 65536  # where a child logs its device line (suites/common/provenance.py), after its imports
+# How many model runs the launcher runs at once, told to each child (1: alone on the device). The selftest model
+# oom_beside_others reads it to run out of memory only when others share the device.
+PARALLEL_JOBS_ENV = "PARITY_PARALLEL_JOBS"
 
 
 @dataclass(frozen=True)
@@ -259,6 +262,7 @@ def child_env(parallel_jobs: int, cpus: CpuSplit | None = None) -> dict[str, str
     if parallel_jobs > 1:  # children side by side share the host's cores instead of each taking all of them
         env.setdefault("TORCHINDUCTOR_COMPILE_THREADS", str(max(1, compile_cores // parallel_jobs)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # the child imports what we import
+    env[PARALLEL_JOBS_ENV] = str(parallel_jobs)
     env[PARENT_ENV] = str(os.getpid())  # children (and the zygote) die with us (suites/common/parent_death.py)
     env["PYTHONUNBUFFERED"] = "1"
     return env

@@ -14,6 +14,7 @@ import time
 
 import torch
 
+from suites.common.launcher import PARALLEL_JOBS_ENV
 from suites.common.manifest import ModelEntry
 from suites.common.workload import Workload
 
@@ -139,6 +140,8 @@ def _misbehave_at_load(behaviour: str) -> None:
         sys.exit(3)
     elif behaviour == "not_implemented":
         raise NotImplementedError("selftest: this model is not implemented for this configuration")
+    elif behaviour == "oom_beside_others" and int(os.environ.get(PARALLEL_JOBS_ENV, "1")) > 1:
+        raise torch.OutOfMemoryError("selftest: out of device memory while other model runs share the device")
 
 
 _MODULES = {"raises_in_forward": RaisesInForward, "device_oom": DeviceOutOfMemory,

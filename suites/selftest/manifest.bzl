@@ -5,7 +5,7 @@ Data only; see suites/selftest/loader.py for what each model does.
 
 MANIFEST = {
     "suite": "selftest",
-    "version": "1.4.0",
+    "version": "1.5.0",
     "accuracy_batch_size": 4,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -67,6 +67,11 @@ MANIFEST = {
             "build": {"behaviour": "device_oom"},
             "smoke": {"batch_size": 4, "build": {"behaviour": "device_oom"}},
             "expected": [{"device": "*", "mode": "*", "backend": "*", "status": "eager_fail_to_run", "reason": "the model's first eager iteration raises torch.OutOfMemoryError: upstream's validate_model, whose failures are all eager_fail_to_run"}],
+        },
+        "oom_beside_others": {
+            "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
+            "build": {"behaviour": "oom_beside_others"},
+            "smoke": {"batch_size": 4, "build": {"behaviour": "oom_beside_others"}},
         },
         "not_deterministic": {
             "modes": {"training": {"batch_size": 4}, "inference": {"batch_size": 4}},
