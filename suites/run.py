@@ -278,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
 def ran_out_beside_others(result: pb.ModelResult) -> bool:
     """Out of device memory while other model runs shared the device (--jobs > 1): their memory may be what was
     short, not the model's own (on an 80 GB H100, four TIMM training models side by side ran three out)."""
-    out_of_memory = result.community_status in statuses.OUT_OF_MEMORY or result.failure.exception_type == "OutOfMemoryError"
+    out_of_memory = (result.community_status in statuses.OUT_OF_MEMORY
+                     or result.failure.exception_type == "OutOfMemoryError")  # at load: eager_fail_to_run
     return out_of_memory and result.config.parallel_jobs > 1
 
 

@@ -99,7 +99,8 @@ def test_accuracy_runs_side_by_side(tmp_path: Path) -> None:
     assert call["busy_share"] is None and call["sampler"] == "no sampler for the cpu device"
 
 
-def test_a_model_out_of_memory_beside_others_runs_again_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_model_out_of_memory_beside_others_runs_again_alone(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     """oom_beside_others runs out of device memory whenever others share the device: side by side it is run again
     alone, and that result is the one kept; the first attempt's log stays beside it."""
     args = ["--suite", "selftest", "--model", "oom_beside_others", "--model", "healthy", "--backend", "aot_eager",
