@@ -238,8 +238,11 @@ def main(argv: list[str] | None = None) -> int:
     busy = device_busy.BusySampler(args.device)
     started = time.monotonic()
 
+    first_attempts: list[pb.ModelResult] = []  # of the models run again alone: they took device time too
+
     def record_call(finished: list[pb.ModelResult]) -> device_busy.MatrixCall:
-        call = device_busy.MatrixCall(len(finished), time.monotonic() - started, sum(r.wall_time_s for r in finished),
+        runs = finished + first_attempts
+        call = device_busy.MatrixCall(len(runs), time.monotonic() - started, sum(r.wall_time_s for r in runs),
                                       busy.share(), len(busy.samples), busy.sampler)
         device_busy.record(args.out, run_id, call)
         return call
@@ -255,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                 progress.finished(requests[index], results[index])
                 print(f"[{done}/{len(requests)}] {_row(results[index])}", flush=True)
             for index in [i for i, r in enumerate(results) if ran_out_beside_others(r)]:
+                first_attempts.append(results[index])
                 results[index] = _again_alone(requests[index], args.out, replace(options, parallel_jobs=1), progress)
     finally:  # main() also runs in-process (tests): give the caller its handlers back
         _progress = _record_stopped_call = None
@@ -278,9 +282,7 @@ def main(argv: list[str] | None = None) -> int:
 def ran_out_beside_others(result: pb.ModelResult) -> bool:
     """Out of device memory while other model runs shared the device (--jobs > 1): their memory may be what was
     short, not the model's own (on an 80 GB H100, four TIMM training models side by side ran three out)."""
-    out_of_memory = (result.community_status in statuses.OUT_OF_MEMORY
-                     or result.failure.exception_type == "OutOfMemoryError")  # at load: eager_fail_to_run
-    return out_of_memory and result.config.parallel_jobs > 1
+    return result.failure.out_of_memory and result.config.parallel_jobs > 1
 
 
 def _again_alone(request: ModelRequest, out: Path, alone: LaunchOptions, progress: RunProgress) -> pb.ModelResult:

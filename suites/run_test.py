@@ -101,19 +101,22 @@ def test_accuracy_runs_side_by_side(tmp_path: Path) -> None:
 
 def test_a_model_out_of_memory_beside_others_runs_again_alone(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """oom_beside_others runs out of device memory whenever others share the device: side by side it is run again
-    alone, and that result is the one kept; the first attempt's log stays beside it."""
+    """oom_beside_others's compiled graph runs out of device memory whenever others share the device: side by side it
+    is run again alone, and that result is the one kept; the first attempt's log and wall stay in the record."""
     args = ["--suite", "selftest", "--model", "oom_beside_others", "--model", "healthy", "--backend", "aot_eager",
             "--device", "cpu", "--smoke", "--plan", "accuracy", "--jobs", "2", "--out", str(tmp_path)]
     assert main(args) == 0  # both pass, as the manifest expects
     stem = "selftest.oom_beside_others.inference.aot_eager.cpu.smoke"
     again = read_result(tmp_path / f"{stem}.pb")
     assert again.community_status == "pass" and again.config.parallel_jobs == 1
-    assert "oom_beside_others inference aot_eager: eager_fail_to_run" in (  # an OOM at load, as upstream names it
-        tmp_path / f"{stem}.oom-beside-others.log").read_text()
-    assert read_result(tmp_path / "selftest.healthy.inference.aot_eager.cpu.smoke.pb").config.parallel_jobs == 2
+    assert "oom_beside_others inference aot_eager: OOM" in (tmp_path / f"{stem}.oom-beside-others.log").read_text()
+    healthy = read_result(tmp_path / "selftest.healthy.inference.aot_eager.cpu.smoke.pb")
+    assert healthy.config.parallel_jobs == 2
     assert "oom_beside_others inference: out of device memory beside other model runs; running it again alone" in (
         capsys.readouterr().out)
+    call = json.loads(next(tmp_path.glob("*.matrix.jsonl")).read_text())
+    assert call["runs"] == 3  # the first attempt took its wall too
+    assert call["model_walls_s"] > again.wall_time_s + healthy.wall_time_s
 
 
 def test_timed_runs_side_by_side_take_turns_on_the_device(tmp_path: Path) -> None:

@@ -70,6 +70,14 @@ def results(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
             zygote.close()
 
 
+@pytest.mark.parametrize("model", ["device_oom", "raises_in_forward", "killed"])
+def test_a_failure_records_whether_the_device_ran_out_of_memory(results: dict[str, tuple[pb.ModelResult, Path]],
+                                                                model: str) -> None:
+    """device_oom's first eager iteration is upstream's eager_fail_to_run, but the fact that its memory ran out is
+    kept (suites.run reruns such a model alone when it ran beside others); other failures do not have it."""
+    assert results[model][0].failure.out_of_memory == (model == "device_oom")
+
+
 @pytest.mark.parametrize("model", sorted(CASES))
 def test_every_fault_is_classified(results: dict[str, tuple[pb.ModelResult, Path]], model: str) -> None:
     result, path = results[model]

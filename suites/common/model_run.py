@@ -49,9 +49,9 @@ Loader = Callable[[ModelEntry, str, str, bool, int], Workload]
 class RunFailed(Exception):
     """Ends the run with a classified status."""
 
-    def __init__(self, status: str, phase: int, cause: BaseException) -> None:
+    def __init__(self, status: str, phase: int, cause: BaseException, out_of_memory: bool = False) -> None:
         super().__init__(f"{status}: {type(cause).__name__}: {cause}")
-        self.status, self.phase, self.cause = status, phase, cause
+        self.status, self.phase, self.cause, self.out_of_memory = status, phase, cause, out_of_memory
 
 
 # Upstream's statuses for the accuracy check's two eager runs: (an error, out of memory) for each run.
@@ -76,7 +76,8 @@ def _classified(phase: int, status: str, oom_status: str, device: DeviceAdapter)
     except RunFailed:
         raise
     except Exception as exc:  # noqa: BLE001 (any model error is a classified result)
-        raise RunFailed(oom_status if device.is_oom(exc) else status, phase, exc) from exc
+        out_of_memory = device.is_oom(exc)
+        raise RunFailed(oom_status if out_of_memory else status, phase, exc, out_of_memory) from exc
 
 
 @contextlib.contextmanager
@@ -140,7 +141,7 @@ def run_classified(result: pb.ModelResult, experiment: Callable[[], str]) -> pb.
 def record_failure(result: pb.ModelResult, failed: RunFailed) -> None:
     result.failure.CopyFrom(pb.Failure(phase=failed.phase, exception_type=type(failed.cause).__name__,
                                        message=str(failed.cause)[:FAILURE_TEXT_CHARS],
-                                       log_tail=traceback_tail(failed.cause)))
+                                       log_tail=traceback_tail(failed.cause), out_of_memory=failed.out_of_memory))
 
 
 def load_classified(load: Callable[[], T], device: DeviceAdapter) -> T:

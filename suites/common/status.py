@@ -28,8 +28,6 @@ COMMUNITY_STATUSES: tuple[str, ...] = tuple(name for name, _ in _TABLE)
 _TO_ENUM = dict(_TABLE)
 _TO_STRING = {value: name for name, value in _TABLE}
 
-# Out of device memory, wherever it happened (an OOM in the first eager iteration is eager_fail_to_run, as upstream).
-OUT_OF_MEMORY = frozenset({"OOM", "eager_1st_run_OOM", "eager_2nd_run_OOM"})
 # The HUD counts these as passing (plus "eager_variation", which no current harness emits).
 HUD_PASSING = frozenset({"pass", "pass_due_to_skip", "eager_variation"})
 

@@ -5,7 +5,7 @@ Data only; see suites/selftest/loader.py for what each model does.
 
 MANIFEST = {
     "suite": "selftest",
-    "version": "1.5.0",
+    "version": "1.6.0",
     "accuracy_batch_size": 4,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
