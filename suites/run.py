@@ -17,7 +17,7 @@ replaced by `python -m suites.run --suite SUITE --out DIR`):
 Writes <out>/<suite>.<model>.<mode>.<backend>.<device>.<variant>.{pb,txtpb,log} per run and prints
 progress and a closing table: on a terminal a live view of the running models (phase, elapsed time) and an ETA,
 elsewhere one line per finished model and a line on the running ones every minute (suites/progress.py).
-Exits 0 when every run matched its expected status, 1 otherwise.
+Exits 0 when every run matched its expected status, 1 otherwise (a run that --start-within left unstarted too).
 """
 
 from __future__ import annotations
@@ -101,6 +101,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--fresh-processes", action="store_true",
                         help="start every model child as a new interpreter instead of forking it from one that has "
                              "imported the harness and model library already (saves those imports per model)")
+    parser.add_argument("--start-within", type=float, default=None, metavar="S",
+                        help="start no model (nor a rerun alone) later than S seconds into this call: on a machine "
+                             "that cuts a command at a limit, S = the limit less a model's wall keeps a model from "
+                             "being cut part way; the ones left get no result and stay planned for --resume")
     parser.add_argument("--run-id", default="", help="groups results in the store (default: host and time)")
     parser.add_argument("--resume", action="store_true",
                         help="continue run --run-id in --out: run only the planned models that have no final result "
@@ -205,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
                             split_processes=args.split_processes, parallel_jobs=args.jobs,
                             device_turns=lock if take_turns else None, cpus=cpus)
     try:
-        folder_lock = ledger.claim_folder(args.out, run_id)  # held until this process ends, however it ends
+        folder_lock = ledger.claim_folder(args.out, run_id)  # held until the run ends, however it ends
         if args.resume:
             plan = ledger.read_plan(args.out, run_id)
             requests = ledger.unfinished(args.out, plan)
@@ -230,7 +234,12 @@ def main(argv: list[str] | None = None) -> int:
     global _progress
     _progress = progress = RunProgress(requests, args.out, args.jobs, live=sys.stdout.isatty())
 
-    def launch(request: ModelRequest) -> pb.ModelResult:
+    def too_late() -> bool:
+        return args.start_within is not None and time.monotonic() - started > args.start_within
+
+    def launch(request: ModelRequest) -> pb.ModelResult | None:
+        if too_late():
+            return None  # no result: the ledger keeps it planned, and --resume runs it
         progress.started(request)  # when a pool thread takes it, not when it is queued
         return run_model(request, args.out, options)
 
@@ -252,12 +261,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with busy, progress, ThreadPoolExecutor(max_workers=args.jobs) as pool:  # threads only wait on their children
             running = {pool.submit(launch, request): index for index, request in enumerate(requests)}
-            for done, future in enumerate(as_completed(running), 1):
+            for future in as_completed(running):
                 index = running[future]
-                results[index] = future.result()
-                progress.finished(requests[index], results[index])
-                print(f"[{done}/{len(requests)}] {_row(results[index])}", flush=True)
+                if (result := future.result()) is None:
+                    progress.total -= 1
+                    continue
+                results[index] = result
+                done = progress.finished(requests[index], result)
+                print(f"[{done}/{progress.total}] {_row(result)}", flush=True)
             for index in [i for i, r in enumerate(results) if ran_out_beside_others(r)]:
+                if too_late():
+                    print(f"[parity] {requests[index].model}: out of device memory beside other model runs, and not "
+                          f"run again alone: past --start-within {args.start_within:g} s; its result stays",
+                          flush=True)
+                    continue
                 first_attempts.append(results[index])
                 results[index] = _again_alone(requests[index], args.out, replace(options, parallel_jobs=1), progress)
     finally:  # main() also runs in-process (tests): give the caller its handlers back
@@ -267,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         if zygote is not None:
             zygote.close()
         turns_dir.cleanup()
+        os.close(folder_lock)  # every result is written: the folder is free for the next run (--resume)
+    not_started = [request for request, result in zip(requests, results) if not result.result_id]
+    results = [result for result in results if result.result_id]
     print(_table(results))
     print(f"[parity] {record_call(results).describe()}")
     if args.resume and (run := device_busy.totals(args.out, run_id)) is not None:
@@ -276,7 +296,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[parity] {r.config.model} {MODE_NAMES.get(r.config.mode, '')}: {r.community_status}, expected "
               f"{statuses.to_string(r.expected_status)}: {_reason(r)}{checked_elsewhere(r, manifest)}")
     print(f"[parity] {len(results) - len(mismatches)} matched expectations, {len(mismatches)} did not; results in {args.out}")
-    return 1 if mismatches else 0
+    if not_started:
+        print(f"[parity] {len(not_started)} of {len(requests)} runs not started, past --start-within "
+              f"{args.start_within:g} s: {', '.join(r.file_stem() for r in not_started)}; the same command with "
+              f"`--resume` (run {run_id}) runs them")
+    return 1 if mismatches or not_started else 0
 
 
 def ran_out_beside_others(result: pb.ModelResult) -> bool:
@@ -358,6 +382,8 @@ def _shard(text: str) -> tuple[int, int]:
 def _check_parallelism(args: argparse.Namespace) -> None:
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, not {args.jobs}")
+    if args.start_within is not None and args.start_within < 0:
+        raise ValueError(f"--start-within must be 0 or more seconds, not {args.start_within:g}")
     if args.split_processes and args.plan != "both":
         raise ValueError("--split-processes already runs accuracy and performance separately; drop --plan")
 

@@ -27,6 +27,7 @@ from suites.run import checked_elsewhere, main, parse_args
     (["--suite", "timm", "--backend", "inductor", "--jobs", "0", "--plan", "accuracy"], "--jobs must be at least 1"),
     (["--suite", "timm", "--backend", "inductor", "--shard", "4/4"], "I must be at least 0 and below N"),
     (["--suite", "timm", "--backend", "inductor", "--shard", "half"], "--shard must be I/N"),
+    (["--suite", "timm", "--backend", "inductor", "--start-within", "-1"], "--start-within must be 0 or more"),
 ])
 def test_bad_input_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     assert main([*args, "--device", "cpu", "--out", str(tmp_path)]) == 2
@@ -117,6 +118,22 @@ def test_a_model_out_of_memory_beside_others_runs_again_alone(tmp_path: Path,
     call = json.loads(next(tmp_path.glob("*.matrix.jsonl")).read_text())
     assert call["runs"] == 3  # the first attempt took its wall too
     assert call["model_walls_s"] > again.wall_time_s + healthy.wall_time_s
+
+
+def test_start_within_leaves_the_late_models_to_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A model that would start past --start-within is not started (a machine's limit would cut it part way): it
+    gets no result, the call exits 1 and says so, and --resume runs it."""
+    args = ["--suite", "selftest", "--model", "hang", "--model", "healthy", "--backend", "eager", "--device", "cpu",
+            "--smoke", "--plan", "accuracy", "--timeout", "5", "--run-id", "late", "--out", str(tmp_path)]
+    assert main([*args, "--start-within", "2"]) == 1  # the hang takes 5 s: healthy would start after 2
+    assert read_result(tmp_path / "selftest.hang.inference.eager.cpu.smoke.pb").community_status == "timeout"
+    assert not (tmp_path / "selftest.healthy.inference.eager.cpu.smoke.pb").exists()
+    out = capsys.readouterr().out
+    assert "1 of 2 runs not started, past --start-within 2 s: selftest.healthy.inference.eager.cpu.smoke" in out
+    assert json.loads((tmp_path / "late.matrix.jsonl").read_text())["runs"] == 1
+    assert main([*args, "--resume"]) == 0
+    assert read_result(tmp_path / "selftest.healthy.inference.eager.cpu.smoke.pb").community_status == "pass"
+    assert "resuming run late: 1 of 2 planned runs have no final result" in capsys.readouterr().out
 
 
 def test_timed_runs_side_by_side_take_turns_on_the_device(tmp_path: Path) -> None:

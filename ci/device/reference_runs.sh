@@ -29,7 +29,10 @@
 #                        that runs out of memory beside others is run again alone at the end).
 #                        MODEL_TIMEOUT=S: per-model limit (default 420); RUN_ID=ID: add to an earlier run's id;
 #                        DEVICE_LOCK=FILE: take turns with another run that names the same file (two modes in
-#                        one call: give each its own OUT so that their folders and packs stay apart)
+#                        one call: give each its own OUT so that their folders and packs stay apart);
+#                        START_WITHIN=S: start no model after S s (the call's limit less a model's wall);
+#                        RESUME=DIR: an earlier call's SUITE-MODE folder, carried: copied in, and the run goes on
+#                        with what it left (suites.run --start-within, --resume; give no MODEL then)
 #   llm BACKEND [MODEL...]  HuggingFace LLM entries through generate(), two at a time taking turns, 128 new tokens
 #                        and five timed calls per phase (suites/huggingface/reference/README.md); default: all seven
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
@@ -209,10 +212,12 @@ case "$section" in
       ${SHARD:+--shard "$SHARD"} --out "$out/$suite-$mode" $(models "${@:4}") ;;
   turns)
     suite=${2:?turns SUITE MODE [MODEL...]}; mode=${3:?turns SUITE MODE [MODEL...]}
+    if [[ -n ${RESUME:-} ]]; then mkdir -p "$out/$suite-$mode" && cp -r "$RESUME"/. "$out/$suite-$mode"/; fi
     # shellcheck disable=SC2046
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
       --jobs "${JOBS:-3}" --timeout "${MODEL_TIMEOUT:-420}" --run-id "${RUN_ID:-h200-$suite-$mode-$run_tag}" \
-      ${DEVICE_LOCK:+--device-lock "$DEVICE_LOCK"} --out "$out/$suite-$mode" $(models "${@:4}") ;;
+      ${DEVICE_LOCK:+--device-lock "$DEVICE_LOCK"} ${START_WITHIN:+--start-within "$START_WITHIN"} \
+      ${RESUME:+--resume} --out "$out/$suite-$mode" $(models "${@:4}") ;;
   llm)
     backend=${2:?llm BACKEND [MODEL...]}
     # shellcheck disable=SC2046

@@ -60,6 +60,20 @@ def test_torchbench_gets_its_checkout_and_a_shard(tmp_path: Path) -> None:
     assert line.endswith(f"[PARITY_TORCHBENCH_DIR={tmp_path}/tree/.torchbench]")
 
 
+def test_turns_resume_an_earlier_calls_folder_and_stop_starting_in_time(tmp_path: Path) -> None:
+    """RESUME=DIR: the folder an earlier call brought back (its plan and results) is copied in before the run goes
+    on with --resume; START_WITHIN reaches suites.run."""
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "t.plan.pb").write_bytes(b"plan")
+    result = run(tmp_path, "turns", "timm", "training", RESUME=str(earlier), RUN_ID="t", START_WITHIN="300")
+    line = suites_run_line(result)
+    assert "--start-within 300 --resume --out" in line and "--run-id t " in line and "--model" not in line
+    assert (tmp_path / "out/turns/timm-training/t.plan.pb").read_bytes() == b"plan"
+    plain = suites_run_line(run(tmp_path, "turns", "timm", "training", "ghostnet_100"))
+    assert "--resume" not in plain and "--start-within" not in plain and "--model ghostnet_100" in plain
+
+
 def test_crosscheck_runs_upstream_from_the_carried_copy_beside_parity(tmp_path: Path) -> None:
     result = run(tmp_path, "crosscheck", "huggingface", "inference", "BertForMaskedLM", "T5ForConditionalGeneration",
                  MODEL_TIMEOUT="240")
