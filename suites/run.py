@@ -272,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
             for index in [i for i, r in enumerate(results) if ran_out_beside_others(r)]:
                 if too_late():
                     print(f"[parity] {requests[index].model}: out of device memory beside other model runs, and not "
-                          f"run again alone: past --start-within {args.start_within:g} s; its result stays",
+                          f"run again alone: past --start-within {args.start_within:g} s; its result stays (run it alone: "
+                          f"--jobs 1 --model {requests[index].model})",
                           flush=True)
                     continue
                 first_attempts.append(results[index])
