@@ -272,9 +272,8 @@ def main(argv: list[str] | None = None) -> int:
             for index in [i for i, r in enumerate(results) if ran_out_beside_others(r)]:
                 if too_late():
                     print(f"[parity] {requests[index].model}: out of device memory beside other model runs, and not "
-                          f"run again alone: past --start-within {args.start_within:g} s; its result stays (run it alone: "
-                          f"--jobs 1 --model {requests[index].model})",
-                          flush=True)
+                          f"run again alone: past --start-within {args.start_within:g} s; its result stays (run it "
+                          f"alone: --jobs 1 --model {requests[index].model})", flush=True)
                     continue
                 first_attempts.append(results[index])
                 results[index] = _again_alone(requests[index], args.out, replace(options, parallel_jobs=1), progress)
@@ -318,7 +317,7 @@ def _again_alone(request: ModelRequest, out: Path, alone: LaunchOptions, progres
         log = out / f"{stem}{part}.log"
         if log.exists():
             log.rename(out / f"{stem}{part}.oom-beside-others.log")
-    print(f"[parity] {request.model} {MODE_NAMES.get(request.mode, request.mode)}: out of device memory beside "
+    print(f"[parity] {request.model} {request.mode}: out of device memory beside "
           "other model runs; running it again alone", flush=True)
     progress.total += 1
     progress.started(request)
