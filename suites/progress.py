@@ -88,6 +88,11 @@ class RunProgress:
             self.done += 1
             return self.done
 
+    def recount(self, change: int) -> None:
+        """Adds to the runs expected (+1: a model run again alone) or takes from them (-1: one never started)."""
+        with self._lock:
+            self.total += change
+
     # -- what is shown ----------------------------------------------------------------------------------------
 
     def phase(self, stem: str) -> str:
@@ -113,10 +118,10 @@ class RunProgress:
         now = self.clock()
         with self._lock:
             running = sorted(self._running.values(), key=lambda r: r.since)
-            done = self.done
+            done, total = self.done, self.total
             mean = sum(self._walls) / len(self._walls) if self._walls else None
         rows = [(r.model, r.mode, self.phase(r.stem), now - r.since) for r in running]
-        queued = max(self.total - done - len(rows), 0)
+        queued = max(total - done - len(rows), 0)
         return rows, done, queued, eta_s(mean, queued + len(rows), self.jobs)
 
     def summary_line(self) -> str:

@@ -50,6 +50,16 @@ def test_the_plain_line_names_each_running_model_its_phase_and_time_and_the_eta(
     assert "gamma inference (performance, 23 s)" in progress.summary_line()
 
 
+def test_recount_moves_the_total_and_the_queue_with_it(tmp_path: Path) -> None:
+    """A model never started leaves the total; one run again alone joins it (suites.run, from the pool's threads)."""
+    a, b, c = (_request(name) for name in ("alpha", "beta", "gamma"))
+    progress = RunProgress([a, b, c], tmp_path, jobs=1, live=False, clock=Clock())
+    progress.recount(-1)
+    assert progress.snapshot()[2] == 2 and progress.summary_line().endswith("done 0/2; ETA unknown until one finishes")
+    progress.recount(+1)
+    assert progress.snapshot()[2] == 3 and "done 0/3" in progress.summary_line()
+
+
 def test_the_phase_comes_from_the_newest_log_of_a_split_run(tmp_path: Path) -> None:
     request = _request("alpha")
     progress = RunProgress([request], tmp_path, jobs=1, live=False)

@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             for future in as_completed(running):
                 index = running[future]
                 if (result := future.result()) is None:
-                    progress.total -= 1
+                    progress.recount(-1)
                     continue
                 results[index] = result
                 done = progress.finished(requests[index], result)
@@ -319,7 +319,7 @@ def _again_alone(request: ModelRequest, out: Path, alone: LaunchOptions, progres
             log.rename(out / f"{stem}{part}.oom-beside-others.log")
     print(f"[parity] {request.model} {request.mode}: out of device memory beside "
           "other model runs; running it again alone", flush=True)
-    progress.total += 1
+    progress.recount(+1)
     progress.started(request)
     result = run_model(request, out, alone)
     progress.finished(request, result)

@@ -17,7 +17,7 @@ from suites.common.manifest import load_manifest
 
 SCRIPT = Path("ci/device/reference_runs.sh")
 READMES = [Path("README.md"), Path("opinfo/README.md"), *sorted(Path("suites").glob("*/reference/README.md")),
-           Path("tools/crosscheck/README.md"), Path("tools/triage/README.md")]
+           Path("tools/crosscheck/README.md"), Path("tools/triage/README.md"), Path("ci/device/README.md")]
 # SECTION SUITE MODE ...; accuracy's MODE is optional
 SUITE_SECTIONS = ("accuracy", "turns", "performance", "crosscheck")
 MODES = ("training", "inference", "both")

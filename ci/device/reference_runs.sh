@@ -22,7 +22,8 @@
 #                        inference, training or both (the default); default models: every forward entry. JOBS=N at
 #                        a time (default 8; no timing, so side by side is fair), MODEL_TIMEOUT=S (default 400), RUN_ID=ID,
 #                        SHARD=I/N (every N-th model from the I-th, to split a list over calls), BACKEND=B (default
-#                        inductor_cudagraphs; inductor tells a CUDA graph fault from the rest)
+#                        inductor_cudagraphs; inductor tells a CUDA graph fault from the rest); START_WITHIN and
+#                        RESUME as for turns. Nine at a time needed MODEL_TIMEOUT=540 for TIMM training on an H100
 #   turns SUITE MODE [MODEL...]  accuracy + performance, three models at a time (JOBS=N: N) taking turns on the
 #                        device (only their compiles overlap; suites/common/device_turns.py); default: every forward
 #                        entry. Turns share time, not memory: GPTJ and Blenderbot want JOBS=1, GPTNeo JOBS=2 (a model
@@ -34,7 +35,8 @@
 #                        RESUME=DIR: an earlier call's SUITE-MODE folder, carried: copied in, and the run goes on
 #                        with what it left (suites.run --start-within, --resume; give no MODEL then)
 #   llm BACKEND [MODEL...]  HuggingFace LLM entries through generate(), two at a time taking turns, 128 new tokens
-#                        and five timed calls per phase (suites/huggingface/reference/README.md); default: all seven
+#                        and five timed calls per phase (suites/huggingface/reference/README.md); default: all seven;
+#                        RUN_ID=ID, START_WITHIN and RESUME (its folder is BACKEND) as for turns
 #   performance SUITE MODE I/N   accuracy + performance, one model at a time, every N-th model from the I-th
 #                        (e.g. `performance huggingface inference 0/4`: a quarter of the suite per call; on the
 #                        H200 a quarter of HuggingFace inference needs 220 s to about 400 s: one quarter per call)
@@ -103,6 +105,12 @@ run_tag="$(date +%F)-${commit:0:7}"
 timm=(python3 -m suites.run --suite timm --device cuda --backend inductor_cudagraphs)
 
 models() { for m in "$@"; do printf -- '--model %s ' "$m"; done; }
+# RESUME=DIR: an earlier call's folder for this run, carried in; $OUT is empty on every call, so it is copied into
+# the run's folder ($1) before suites.run goes on with --resume. START_WITHIN=S becomes --start-within S.
+resumable() {
+  if [[ -n ${RESUME:-} ]]; then mkdir -p "$1" && cp -r "$RESUME"/. "$1"/; fi
+  printf -- '%s ' ${START_WITHIN:+--start-within "$START_WITHIN"} ${RESUME:+--resume}
+}
 
 run_opinfo() {  # fp32 scope, first sample of every case, SHARDS (default 14) side by side, one compile thread each
   # SAMPLES=all: every sample of every case (the nightly's sampling), each shard cut at OPINFO_LIMIT_S (default 470);
@@ -146,7 +154,8 @@ case "$section" in
   opinfo) run_opinfo ;;
   checks)
     run_opinfo &
-    timeout 470 python3 -m opinfo.hf_bert --device cuda --size full --out "$out/hf_bert" >"$out/hf_bert.log" 2>&1 &
+    PARITY_RUN_ID=${RUN_ID:-h200-checks-$run_tag} timeout 470 python3 -m opinfo.hf_bert --device cuda --size full \
+      --out "$out/hf_bert" >"$out/hf_bert.log" 2>&1 &
     timeout 120 python3 flex_attention/test_flex_attention_requirement1_fake_tensor.py >"$out/flex_fake_tensor.log" 2>&1
     echo "flex fake-tensor exit $?" >>"$out/flex_fake_tensor.log"
     timeout 300 python3 -m pytest -q -p no:cacheprovider flex_attention/cuda_regression_test.py >"$out/flex_cuda.log" 2>&1
@@ -209,21 +218,21 @@ case "$section" in
     # shellcheck disable=SC2046
     python3 -m suites.run --suite "$suite" --device cuda --backend "${BACKEND:-inductor_cudagraphs}" --mode "$mode" \
       --plan accuracy --workload forward --jobs "${JOBS:-8}" --timeout "${MODEL_TIMEOUT:-400}" --run-id "${RUN_ID:-h200-$suite-accuracy-$run_tag}" \
-      ${SHARD:+--shard "$SHARD"} --out "$out/$suite-$mode" $(models "${@:4}") ;;
+      ${SHARD:+--shard "$SHARD"} $(resumable "$out/$suite-$mode") --out "$out/$suite-$mode" $(models "${@:4}") ;;
   turns)
     suite=${2:?turns SUITE MODE [MODEL...]}; mode=${3:?turns SUITE MODE [MODEL...]}
-    if [[ -n ${RESUME:-} ]]; then mkdir -p "$out/$suite-$mode" && cp -r "$RESUME"/. "$out/$suite-$mode"/; fi
     # shellcheck disable=SC2046
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \
       --jobs "${JOBS:-3}" --timeout "${MODEL_TIMEOUT:-420}" --run-id "${RUN_ID:-h200-$suite-$mode-$run_tag}" \
-      ${DEVICE_LOCK:+--device-lock "$DEVICE_LOCK"} ${START_WITHIN:+--start-within "$START_WITHIN"} \
-      ${RESUME:+--resume} --out "$out/$suite-$mode" $(models "${@:4}") ;;
+      ${DEVICE_LOCK:+--device-lock "$DEVICE_LOCK"} $(resumable "$out/$suite-$mode") --out "$out/$suite-$mode" \
+      $(models "${@:4}") ;;
   llm)
     backend=${2:?llm BACKEND [MODEL...]}
     # shellcheck disable=SC2046
     PARITY_GENERATION_MAX_NEW_TOKENS=128 python3 -m suites.run --suite huggingface --device cuda --backend "$backend" \
       --mode inference --workload generation --jobs 2 --repeats 5 --timeout 530 \
-      --run-id "h200-huggingface-llm-$backend-$run_tag" --out "$out/$backend" $(models "${@:3}") ;;
+      --run-id "${RUN_ID:-h200-huggingface-llm-$backend-$run_tag}" $(resumable "$out/$backend") --out "$out/$backend" \
+      $(models "${@:3}") ;;
   performance)
     suite=${2:?performance SUITE MODE I/N}; mode=${3:?performance SUITE MODE I/N}; shard=${4:-0/1}
     python3 -m suites.run --suite "$suite" --device cuda --backend inductor_cudagraphs --mode "$mode" --workload forward \

@@ -60,18 +60,31 @@ def test_torchbench_gets_its_checkout_and_a_shard(tmp_path: Path) -> None:
     assert line.endswith(f"[PARITY_TORCHBENCH_DIR={tmp_path}/tree/.torchbench]")
 
 
-def test_turns_resume_an_earlier_calls_folder_and_stop_starting_in_time(tmp_path: Path) -> None:
+@pytest.mark.parametrize("section, folder", [(("turns", "timm", "training"), "turns/timm-training"),
+                                             (("accuracy", "timm", "training"), "accuracy/timm-training"),
+                                             (("llm", "inductor_cudagraphs"), "llm/inductor_cudagraphs")])
+def test_a_run_resumes_an_earlier_calls_folder_and_stops_starting_in_time(tmp_path: Path, section: tuple[str, ...],
+                                                                          folder: str) -> None:
     """RESUME=DIR: the folder an earlier call brought back (its plan and results) is copied in before the run goes
     on with --resume; START_WITHIN reaches suites.run."""
     earlier = tmp_path / "earlier"
     earlier.mkdir()
     (earlier / "t.plan.pb").write_bytes(b"plan")
-    result = run(tmp_path, "turns", "timm", "training", RESUME=str(earlier), RUN_ID="t", START_WITHIN="300")
+    result = run(tmp_path, *section, RESUME=str(earlier), RUN_ID="t", START_WITHIN="300")
     line = suites_run_line(result)
     assert "--start-within 300 --resume --out" in line and "--run-id t " in line and "--model" not in line
-    assert (tmp_path / "out/turns/timm-training/t.plan.pb").read_bytes() == b"plan"
-    plain = suites_run_line(run(tmp_path, "turns", "timm", "training", "ghostnet_100"))
+    assert (tmp_path / "out" / folder / "t.plan.pb").read_bytes() == b"plan"
+    plain = suites_run_line(run(tmp_path, *section, "ghostnet_100"))
     assert "--resume" not in plain and "--start-within" not in plain and "--model ghostnet_100" in plain
+
+
+def test_checks_label_hf_bert_with_the_run_id(tmp_path: Path) -> None:
+    """Its results' ids derive from the run id, so the default one would let a later run replace them in the store."""
+    stub = '#!/bin/sh\ncase "$*" in *opinfo.hf_bert*) echo "hf_bert run id ${PARITY_RUN_ID:-}";; esac\n'
+    result = run(tmp_path, "checks", stub=stub, RUN_ID="h100-checks-x")
+    assert "hf_bert run id h100-checks-x" in (tmp_path / "out/checks/hf_bert.log").read_text(), result.stderr
+    run(tmp_path, "checks", stub=stub)
+    assert "hf_bert run id h200-checks-" in (tmp_path / "out/checks/hf_bert.log").read_text()
 
 
 def test_crosscheck_runs_upstream_from_the_carried_copy_beside_parity(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ Bump "version" whenever the model list, a batch size, a tolerance or an expectat
 
 MANIFEST = {
     "suite": "timm",
-    "version": "1.2.0",
+    "version": "1.3.0",
     "accuracy_batch_size": 8,
     "tolerance": {"training": 0.01, "inference": 0.001},
     "models": {
@@ -98,6 +98,7 @@ MANIFEST = {
             "modes": {"training": {"batch_size": 128}, "inference": {"batch_size": 128}},
             "build": {"timm_name": "nfnet_l0.ra2_in1k", "input_size": {"training": [3, 224, 224], "inference": [3, 288, 288]}},
             "smoke": {"batch_size": 2, "build": {"kwargs": {"depths": [1, 1], "channels": [32, 64], "stem_chs": 16, "group_size": 8, "num_features": 96, "num_classes": 10}, "input_size": [3, 64, 64]}},
+            "expected": [{"device": "cuda", "mode": "training", "backend": "inductor_cudagraphs", "plan": "accuracy", "status": "fail_accuracy", "reason": "accuracy-only at batch 8 the compiled loss is off: RMSE against fp64 0.719 compiled, 0.093 eager (tolerance 0.01, multiplier 3); seen on an H100 at 5a25f7f (torch 2.11); at batch 128 (the timed run's check) it passes, and Inductor on the CPU (torch 2.14.1) passes at batch 8 with the same seed and random weights, so it is on the CUDA compiled side; cause not found yet; the community reports pass"}],
             "presubmit_compile": ["inference"],
         },
         "repvgg_a2": {
@@ -130,6 +131,7 @@ MANIFEST = {
             "optimizer": "sgd",
             "larger_multiplier_for_smaller_tensor": True,
             "inductor_config": {"emulate_precision_casts": True},
+            "expected": [{"device": "cuda", "mode": "training", "backend": "inductor_cudagraphs", "plan": "accuracy", "status": "pass", "reason": "the community's expected status moves between fail_accuracy (pytorch 02b9a98) and pass (copies of its file of other dates); ours, with random weights, passed accuracy-only at batch 8 on an H100 at 5a25f7f"}],
             "presubmit_compile": ["inference"],
         },
         "vit_base_patch16_siglip_256": {
