@@ -78,6 +78,22 @@ def test_a_run_resumes_an_earlier_calls_folder_and_stops_starting_in_time(tmp_pa
     assert "--resume" not in plain and "--start-within" not in plain and "--model ghostnet_100" in plain
 
 
+def test_torchbench_wheels_go_to_a_folder_of_their_own(tmp_path: Path) -> None:
+    """A TorchBench run and another one beside it in the same call (DEVICE_LOCK) must not share a pip target: the
+    TorchBench wheels would shadow the other run's packages, and two installs into one folder race."""
+    wheels = tmp_path / "tree/.whl"
+    (wheels / "torchbench").mkdir(parents=True)
+    (wheels / "expecttest-0.3.0-py3-none-any.whl").touch()
+    (wheels / "torchbench/librosa-0.10.2-py3-none-any.whl").touch()
+    targets = {}
+    for suite in ("torchbench", "huggingface"):
+        pip = [line for line in run(tmp_path, "turns", suite, "inference").stdout.splitlines() if "pip install" in line]
+        assert len(pip) == 1
+        targets[suite] = pip[0]
+    assert "--target /tmp/site-torchbench " in targets["torchbench"] and "librosa" in targets["torchbench"]
+    assert "--target /tmp/site " in targets["huggingface"] and "librosa" not in targets["huggingface"]
+
+
 def test_checks_label_hf_bert_with_the_run_id(tmp_path: Path) -> None:
     """Its results' ids derive from the run id, so the default one would let a later run replace them in the store."""
     stub = '#!/bin/sh\ncase "$*" in *opinfo.hf_bert*) echo "hf_bert run id ${PARITY_RUN_ID:-}";; esac\n'

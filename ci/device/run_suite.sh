@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs suite models on a lent accelerator machine, which has no Bazel and no package registry:
-# installs the carried wheels (ci/device/install_wheels.sh) into /tmp/site, then runs the suite CLI.
+# installs the carried wheels (ci/device/install_wheels.sh) into /tmp/site-SUITE, then runs the suite CLI.
 #   bash ci/device/run_suite.sh --suite timm --device cuda --backend inductor_cudagraphs --out "$OUT/h200" ...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
