@@ -1,7 +1,7 @@
 # Sourced (not run) by ci/device/install_wheels.sh once the wheels carried in .whl/ are installed into the folder
-# it names ($1) and that folder is on PYTHONPATH. It does what a plain `pip install --no-deps --target` of those wheels cannot,
-# for the TorchBench models (shared/reference/torchbench-offline.md, "Gotchas found by running"). It is idempotent,
-# it only warns, and it is safe under `set -euo pipefail`.
+# it names ($1) and that folder is on PYTHONPATH. It does what a plain `pip install --no-deps --target` of those
+# wheels cannot, for the TorchBench models (shared/reference/torchbench-offline.md, "Gotchas found by running").
+# It is idempotent, it only warns, and it is safe under `set -euo pipefail`.
 # Handled elsewhere: setuptools<81 (pkg_resources, for fastNLP and librosa) comes in .whl/ and shadows the image's
 # setuptools; opacus' numpy<2 pin is ignored because of --no-deps.
 _tb_site=${1:?torchbench_env.sh: name the folder the wheels went to}
