@@ -39,6 +39,9 @@ def _loss_fn(scale: float):  # noqa: ANN202
     def loss(output: Any) -> torch.Tensor:
         if isinstance(output, tuple):  # e.g. inception's aux logits, deit's distillation head
             output = output[0]
-        return reduce_to_scalar_loss(output) / scale
+        reduced = reduce_to_scalar_loss(output)
+        # Divide only where the manifest scales, as upstream does: Dynamo skips reduce_to_scalar_loss, so a `/ 1.0`
+        # after it would compile into a graph of its own, one more than upstream's harness counts.
+        return reduced if scale == 1.0 else reduced / scale
 
     return loss
