@@ -40,3 +40,17 @@ def test_a_missing_folder_is_named(tmp_path: Path) -> None:
     with pytest.raises(ResultFileError, match="not a folder"):
         load([tmp_path / "absent"], label=False)
     assert main([str(tmp_path / "absent")]) == 2
+
+
+def test_spread_adds_each_speedups_interval_and_pair_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    timed = _result("deit", 30.0, 2.0)
+    timed.performance.timing.eager_s.extend([0.006] * 60)
+    timed.performance.timing.compiled_s.extend([0.004] * 60)
+    timed.performance.timing.speedup.low, timed.performance.timing.speedup.high = 1.46, 1.52
+    write_result(timed, tmp_path / "run", "deit")
+    write_result(_result("vit", 50.0, 4.0), tmp_path / "run", "vit")  # from before results kept their samples
+    assert main([str(tmp_path / "run"), "--spread"]) == 0
+    out = capsys.readouterr().out
+    assert "| speedup | 95% interval (every pair) | pairs | compile latency (s) |" in out
+    assert "| deit | inference bf16 | inductor | pass | 1.50x | 1.46-1.52x | 60 | 10.2 |" in out
+    assert "| vit | inference bf16 | inductor | pass | 1.50x | - | - | 10.2 |" in out

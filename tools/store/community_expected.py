@@ -49,6 +49,16 @@ class Row:
     community: str   # "" when the community's file has no row for our model
     explanation: str
     in_matrix: bool = True  # our manifest lists the model in this mode
+    ours_breaks: int | None = None       # graph breaks in our result
+    community_breaks: int | None = None  # the community file's graph_breaks, where it gives one
+
+    @property
+    def breaks(self) -> str:
+        """"ours (theirs)", a side without a figure as "-"."""
+        if self.ours_breaks is None and self.community_breaks is None:
+            return ""
+        show = (lambda n: "-" if n is None else str(n))
+        return f"{show(self.ours_breaks)} ({show(self.community_breaks)})"
 
     @property
     def verdict(self) -> str:
@@ -67,8 +77,14 @@ def community_file(folder: Path, suite: str, mode: str, backend: str) -> Path:
     return folder / f"{COMMUNITY_CONFIG.get(backend, 'inductor')}_{suite}_{mode}.csv"
 
 
-def read_expected(path: Path) -> dict[str, str]:
-    """model -> expected status, from one community file."""
+@dataclass(frozen=True)
+class Expected:
+    status: str
+    graph_breaks: int | None  # None where the file has no such column or leaves it empty
+
+
+def read_expected(path: Path) -> dict[str, Expected]:
+    """model -> expected status and graph breaks, from one community file."""
     try:
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
@@ -77,7 +93,16 @@ def read_expected(path: Path) -> dict[str, str]:
                             "checkout") from exc
     if rows and not {"name", "accuracy"} <= set(rows[0]):
         raise ExpectedError(f"{path}: not a community expectations file (it needs the columns name and accuracy)")
-    return {row["name"]: row["accuracy"] for row in rows}
+    return {row["name"]: Expected(row["accuracy"], _count(row.get("graph_breaks"), path)) for row in rows}
+
+
+def _count(cell: str | None, path: Path) -> int | None:
+    if not cell:
+        return None
+    try:
+        return int(cell)
+    except ValueError:
+        raise ExpectedError(f"{path}: graph_breaks {cell!r} is not a count") from None
 
 
 def compare(results: list[pb.ModelResult], triages: list[pb.TriageRecord], expected_folder: Path) -> list[Row]:
@@ -96,11 +121,14 @@ def compare(results: list[pb.ModelResult], triages: list[pb.TriageRecord], expec
         for model in sorted(ours.keys() | theirs.keys()):
             result = ours.get(model)
             status = result.community_status if result else ""
-            community = theirs.get(model, "")
+            expected = theirs.get(model)
+            community = expected.status if expected else ""
             why = _explanation(result, manifest, triaged) if result and community and status != community else ""
             entry = manifest.models.get(model)
             rows.append(Row(suite, mode, backend, model, status, community, why,
-                            entry is not None and mode in entry.modes))
+                            entry is not None and mode in entry.modes,
+                            result.dynamo.graph_breaks if result and result.HasField("dynamo") else None,
+                            expected.graph_breaks if expected else None))
     return rows
 
 
@@ -125,13 +153,30 @@ def _explanation(result: pb.ModelResult, manifest: Manifest, triaged: dict[str, 
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| suite | mode | backend | model | Parity | community (CUDA) | verdict | explanation |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| suite | mode | backend | model | Parity | community (CUDA) | verdict | explanation | graph breaks: "
+             "Parity (community) |", "|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| {r.suite} | {r.mode} | {r.backend} | {r.model} | {r.ours or '-'} | {r.community or '-'} | "
-              f"{r.verdict} | {r.explanation} |" for r in rows]
+              f"{r.verdict} | {r.explanation} | {r.breaks} |" for r in rows]
     counts = Counter(r.verdict for r in rows)
     summary = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()))
-    return "\n".join(lines) + f"\n\n{summary}\n"
+    return "\n".join(lines) + f"\n\n{summary}\n{_breaks_summary(rows)}"
+
+
+def _breaks_summary(rows: list[Row]) -> str:
+    """How our graph breaks compare with the community's where both sides count them (upstream's CI fails a model
+    whose breaks rise above its file's)."""
+    diffs = {r.model: r.ours_breaks - r.community_breaks for r in rows
+             if r.ours_breaks is not None and r.community_breaks is not None}
+    if not diffs:
+        return ""
+
+    def listed(models: list[str]) -> str:
+        return f" ({', '.join(f'{m} ({diffs[m]:+d})' for m in sorted(models))})" if models else ""
+
+    more = [m for m, d in diffs.items() if d > 0]
+    fewer = [m for m, d in diffs.items() if d < 0]
+    return (f"graph breaks in the {len(diffs)} models both sides count: {len(diffs) - len(more) - len(fewer)} the same, "
+            f"{len(more)} more here{listed(more)}, {len(fewer)} fewer here{listed(fewer)}\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,9 +17,13 @@ from tools.store.references import reference_datasets
 TEMPLATE = read_result(result_files(reference_datasets()[0])[0])
 
 
-def _result(folder: Path, model: str, status: str, *, smoke: bool = False) -> pb.ModelResult:
+def _result(folder: Path, model: str, status: str, *, smoke: bool = False,
+            graph_breaks: int | None = 0) -> pb.ModelResult:
     result = pb.ModelResult()
     result.CopyFrom(TEMPLATE)
+    result.ClearField("dynamo")  # a result that never compiled has no Dynamo counters
+    if graph_breaks is not None:
+        result.dynamo.graph_breaks = graph_breaks
     result.result_id = f"{model}-{smoke}"
     result.config.suite, result.config.model, result.config.smoke = "selftest", model, smoke
     result.config.mode, result.config.backend, result.config.device = pb.MODE_TRAINING, "inductor_cudagraphs", "cuda"
@@ -31,10 +35,10 @@ def _result(folder: Path, model: str, status: str, *, smoke: bool = False) -> pb
 def test_every_divergence_is_explained_by_the_manifest_or_a_triage_or_flagged(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "dataset"
-    _result(results, "healthy", "pass")
-    _result(results, "not_deterministic", "pass_due_to_skip")  # the community checked and passed: both pass
+    _result(results, "healthy", "pass", graph_breaks=2)  # two breaks more than the community's file counts
+    _result(results, "not_deterministic", "pass_due_to_skip", graph_breaks=None)  # the community checked and passed: both pass
     _result(results, "raises_in_forward", "eager_fail_to_run")  # what its manifest rule expects, with the reason
-    _result(results, "segfault", "fail_accuracy")  # its rule expects crash: nothing explains this
+    _result(results, "segfault", "fail_accuracy", graph_breaks=1)  # its rule expects crash: nothing explains this
     triaged = _result(results, "killed", "fail_accuracy")  # nor this, but a triage of this very result does
     _result(results, "hang", "fail_accuracy", smoke=True)  # a smoke variant is not the community's configuration
     record = pb.TriageRecord(signature="s", result_id=triaged.result_id, suite="selftest", model="killed",
@@ -44,22 +48,24 @@ def test_every_divergence_is_explained_by_the_manifest_or_a_triage_or_flagged(
     expected = tmp_path / "ci_expected_accuracy"
     expected.mkdir()
     (expected / "inductor_selftest_training.csv").write_text(
-        "name,accuracy,graph_breaks\nhealthy,pass,0\nnot_deterministic,pass,0\nraises_in_forward,pass,0\nsegfault,pass,0\nkilled,pass,0\n"
-        "exits,pass,0\nonly_upstream,pass,0\n")
+        "name,accuracy,graph_breaks\nhealthy,pass,0\nnot_deterministic,pass,0\nraises_in_forward,pass,0\nsegfault,pass,3\nkilled,pass,0\n"
+        "exits,pass,\nonly_upstream,pass,0\n")  # upstream leaves a count empty where it has none
 
     assert main([str(results), "--expected", str(expected), "--out", str(tmp_path / "table.md")]) == 1
     out = capsys.readouterr().out
     rows = {line.split(" | ")[3]: line for line in out.splitlines() if line.startswith("| selftest")}
-    assert " | pass | pass | same | " in rows["healthy"]
-    assert " | pass_due_to_skip | pass | both pass | " in rows["not_deterministic"]
+    assert rows["healthy"].endswith(" | pass | pass | same |  | 2 (0) |")
+    assert rows["not_deterministic"].endswith(" | pass_due_to_skip | pass | both pass |  | - (0) |")
     assert " | eager_fail_to_run | pass | explained | manifest: the model's first eager iteration raises" in rows[
         "raises_in_forward"]
-    assert rows["segfault"].endswith(" | fail_accuracy | pass | unexplained |  |")
+    assert rows["segfault"].endswith(" | fail_accuracy | pass | unexplained |  | 1 (3) |")
     assert " | explained | triage: inductor / lowerings / tanh |" in rows["killed"]
-    assert " | - | pass | not run here | " in rows["exits"]
+    assert rows["exits"].endswith(" | - | pass | not run here |  |  |")
     assert " | - | pass | not in our matrix | " in rows["only_upstream"]
     assert "hang" not in rows
-    assert out.endswith("1 both pass, 2 explained, 1 not in our matrix, 1 not run here, 1 same, 1 unexplained\n")
+    assert out.endswith("1 both pass, 2 explained, 1 not in our matrix, 1 not run here, 1 same, 1 unexplained\n"
+                        "graph breaks in the 4 models both sides count: 2 the same, 1 more here (healthy (+2)), "
+                        "1 fewer here (segfault (-2))\n")
     assert (tmp_path / "table.md").read_text() == out
 
     (results / "segfault.txtpb").unlink()
@@ -72,3 +78,12 @@ def test_a_missing_community_file_is_an_error_that_says_what_to_give(tmp_path: P
     _result(tmp_path / "dataset", "healthy", "pass")
     assert main([str(tmp_path / "dataset"), "--expected", str(tmp_path / "nowhere")]) == 2
     assert "give --expected the ci_expected_accuracy folder of a pytorch checkout" in capsys.readouterr().err
+
+
+def test_a_graph_break_count_that_is_no_number_is_an_error_that_names_it(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    _result(tmp_path / "dataset", "healthy", "pass")
+    (tmp_path / "expected").mkdir()
+    (tmp_path / "expected" / "inductor_selftest_training.csv").write_text("name,accuracy,graph_breaks\nhealthy,pass,n/a\n")
+    assert main([str(tmp_path / "dataset"), "--expected", str(tmp_path / "expected")]) == 2
+    assert "graph_breaks 'n/a' is not a count" in capsys.readouterr().err
