@@ -165,17 +165,19 @@ def table(rows: list[Row]) -> str:
 def _breaks_summary(rows: list[Row]) -> str:
     """How our graph breaks compare with the community's where both sides count them (upstream's CI fails a model
     whose breaks rise above its file's)."""
-    diffs = {r.model: r.ours_breaks - r.community_breaks for r in rows
-             if r.ours_breaks is not None and r.community_breaks is not None}
+    # Per row, not per model name: one table may hold a model in more than one (suite, mode, backend).
+    diffs = [(r.model, r.ours_breaks - r.community_breaks) for r in rows
+             if r.ours_breaks is not None and r.community_breaks is not None]
     if not diffs:
         return ""
 
-    def listed(models: list[str]) -> str:
-        return f" ({', '.join(f'{m} ({diffs[m]:+d})' for m in sorted(models))})" if models else ""
+    def listed(picked: list[tuple[str, int]]) -> str:
+        return f" ({', '.join(f'{m} ({d:+d})' for m, d in sorted(picked))})" if picked else ""
 
-    more = [m for m, d in diffs.items() if d > 0]
-    fewer = [m for m, d in diffs.items() if d < 0]
-    return (f"graph breaks in the {len(diffs)} models both sides count: {len(diffs) - len(more) - len(fewer)} the same, "
+    more = [(m, d) for m, d in diffs if d > 0]
+    fewer = [(m, d) for m, d in diffs if d < 0]
+    same = len(diffs) - len(more) - len(fewer)
+    return (f"graph breaks in the {len(diffs)} models both sides count: {same} the same, "
             f"{len(more)} more here{listed(more)}, {len(fewer)} fewer here{listed(fewer)}\n")
 
 

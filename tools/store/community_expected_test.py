@@ -18,17 +18,18 @@ TEMPLATE = read_result(result_files(reference_datasets()[0])[0])
 
 
 def _result(folder: Path, model: str, status: str, *, smoke: bool = False,
-            graph_breaks: int | None = 0) -> pb.ModelResult:
+            graph_breaks: int | None = 0, mode: int = pb.MODE_TRAINING) -> pb.ModelResult:
     result = pb.ModelResult()
     result.CopyFrom(TEMPLATE)
     result.ClearField("dynamo")  # a result that never compiled has no Dynamo counters
     if graph_breaks is not None:
         result.dynamo.graph_breaks = graph_breaks
-    result.result_id = f"{model}-{smoke}"
+    result.result_id = f"{model}-{smoke}-{mode}"
     result.config.suite, result.config.model, result.config.smoke = "selftest", model, smoke
-    result.config.mode, result.config.backend, result.config.device = pb.MODE_TRAINING, "inductor_cudagraphs", "cuda"
+    result.config.mode, result.config.backend, result.config.device = mode, "inductor_cudagraphs", "cuda"
     result.community_status = status
-    write_result(result, folder, f"{model}{'-smoke' if smoke else ''}")
+    suffix = ("-smoke" if smoke else "") + ("-inference" if mode == pb.MODE_INFERENCE else "")
+    write_result(result, folder, f"{model}{suffix}")
     return result
 
 
@@ -36,7 +37,8 @@ def test_every_divergence_is_explained_by_the_manifest_or_a_triage_or_flagged(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "dataset"
     _result(results, "healthy", "pass", graph_breaks=2)  # two breaks more than the community's file counts
-    _result(results, "not_deterministic", "pass_due_to_skip", graph_breaks=None)  # the community checked and passed: both pass
+    # The community checked and passed: both pass. No Dynamo counters: its breaks show as "-".
+    _result(results, "not_deterministic", "pass_due_to_skip", graph_breaks=None)
     _result(results, "raises_in_forward", "eager_fail_to_run")  # what its manifest rule expects, with the reason
     _result(results, "segfault", "fail_accuracy", graph_breaks=1)  # its rule expects crash: nothing explains this
     triaged = _result(results, "killed", "fail_accuracy")  # nor this, but a triage of this very result does
@@ -84,6 +86,20 @@ def test_a_graph_break_count_that_is_no_number_is_an_error_that_names_it(tmp_pat
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     _result(tmp_path / "dataset", "healthy", "pass")
     (tmp_path / "expected").mkdir()
-    (tmp_path / "expected" / "inductor_selftest_training.csv").write_text("name,accuracy,graph_breaks\nhealthy,pass,n/a\n")
+    (tmp_path / "expected" / "inductor_selftest_training.csv").write_text(
+        "name,accuracy,graph_breaks\nhealthy,pass,n/a\n")
     assert main([str(tmp_path / "dataset"), "--expected", str(tmp_path / "expected")]) == 2
     assert "graph_breaks 'n/a' is not a count" in capsys.readouterr().err
+
+
+def test_graph_breaks_are_summed_up_per_mode_where_one_model_runs_in_both(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    _result(tmp_path / "dataset", "healthy", "pass", graph_breaks=1)
+    _result(tmp_path / "dataset", "healthy", "pass", graph_breaks=0, mode=pb.MODE_INFERENCE)
+    (tmp_path / "expected").mkdir()
+    for mode in ("training", "inference"):
+        (tmp_path / "expected" / f"inductor_selftest_{mode}.csv").write_text(
+            "name,accuracy,graph_breaks\nhealthy,pass,0\n")
+    assert main([str(tmp_path / "dataset"), "--expected", str(tmp_path / "expected")]) == 0
+    assert capsys.readouterr().out.endswith(
+        "graph breaks in the 2 models both sides count: 1 the same, 1 more here (healthy (+1)), 0 fewer here\n")
