@@ -47,7 +47,7 @@ from parity.v1 import results_pb2 as pb  # noqa: E402
 from suites.common import device_busy, ledger  # noqa: E402
 from suites.common.launcher import (LaunchOptions, result_id_of, run_model, start_zygote,  # noqa: E402
                                     stop_running_children)
-from suites.common.manifest import MODES, WORKLOADS, Manifest, ManifestError, load_manifest  # noqa: E402
+from suites.common.manifest import MODES, OPTIMIZERS, WORKLOADS, Manifest, ManifestError, load_manifest  # noqa: E402
 from suites.common import status as statuses  # noqa: E402
 from suites.common import cpu_sets  # noqa: E402
 from suites.common.cpu_sets import CpuSplit  # noqa: E402
@@ -121,6 +121,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--inductor-config", default="", metavar="JSON",
                         help="Inductor options over the manifest's, e.g. '{\"pattern_matcher\": false}': a compiler "
                              "variant for an A/B comparison; recorded in each result")
+    parser.add_argument("--optimizer", choices=OPTIMIZERS, default="",
+                        help="the training step's optimizer over the manifest's, on every device (upstream's "
+                             "steps none on the CPU): an experiment; recorded in each result")
     community = parser.add_argument_group(
         "the community harness's flags", "aliases, so that a command from a community issue runs unchanged apart from "
         "the program name (--only and --devices are listed above)")
@@ -199,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     requests = [ModelRequest(suite=args.suite, model=name, mode=mode, backend=backend.name, device=args.device,
                              smoke=args.smoke, batch_size=args.batch_size, plan=args.plan, repeats=args.repeats,
                              warmup=args.warmup, run_id=run_id, timing_target=args.timing_target,
-                             timing_cap_s=args.timing_cap_s, inductor_config=args.inductor_config)
+                             timing_cap_s=args.timing_cap_s, inductor_config=args.inductor_config,
+                             optimizer=args.optimizer)
                 for name in names for mode in modes if mode in manifest.models[name].modes]
     turns_dir = tempfile.TemporaryDirectory(prefix="parity-turns-")  # goes with the run
     timed = args.split_processes or args.plan != "accuracy"
@@ -227,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     side_by_side += f", taking turns on the device ({lock})" if take_turns else ""
     side_by_side += f", timing on cores {cpus.to_env().replace('/', ', the rest on ')}" if cpus else ""
     side_by_side += f", Inductor variant {args.inductor_config}" if args.inductor_config else ""
+    side_by_side += f", optimizer {args.optimizer}" if args.optimizer else ""
     print(f"[parity] {args.suite} {manifest.version} ({manifest.sha256[:12]}): {len(requests)} runs, backend "
           f"{backend.name} ({backend.hud_compiler}), device {args.device}{' smoke' if args.smoke else ''}, plan "
           f"{args.plan}{side_by_side}, run {run_id}", flush=True)

@@ -100,6 +100,16 @@ def test_accuracy_runs_side_by_side(tmp_path: Path) -> None:
     assert call["busy_share"] is None and call["sampler"] == "no sampler for the cpu device"
 
 
+def test_a_named_optimizer_steps_on_the_cpu_too(tmp_path: Path) -> None:
+    """--optimizer steps that optimizer where upstream's rule gives none (the CPU), and the result records it."""
+    args = ["--suite", "selftest", "--model", "healthy", "--mode", "training", "--backend", "aot_eager", "--device",
+            "cpu", "--smoke", "--plan", "accuracy", "--optimizer", "adam", "--out", str(tmp_path)]
+    assert main(args) == 0
+    result = read_result(tmp_path / "selftest.healthy.training.aot_eager.cpu.smoke.pb")
+    assert (result.community_status, result.config.optimizer) == ("pass", "adam")
+    assert "--optimizer=adam" in result.provenance.command_line
+
+
 def test_a_model_out_of_memory_beside_others_runs_again_alone(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """oom_beside_others's compiled graph runs out of device memory whenever others share the device: side by side it

@@ -537,10 +537,15 @@ class ModelRun:
 
     @property
     def _optimizer(self) -> str:
-        """Upstream's optimizer for this run; "none" in inference and on devices upstream gives none (CPU)."""
-        if not (self.training and self.device.has_optimizer):
+        """Upstream's optimizer for this run: "none" in inference and on devices upstream gives none (CPU). One the
+        plan names (a triage's rerun, an experiment) steps on every device."""
+        if not self.training:
             return "none"
-        return self.plan.optimizer or self.entry.optimizer_for(accuracy_only=not self.plan.measure_performance)
+        if self.plan.optimizer:
+            return self.plan.optimizer
+        if not self.device.has_optimizer:
+            return "none"
+        return self.entry.optimizer_for(accuracy_only=not self.plan.measure_performance)
 
     def _fresh_optimizer(self, iteration: Iteration, model: torch.nn.Module) -> None:
         iteration.optimizer = make_optimizer(self._optimizer, model)

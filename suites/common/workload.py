@@ -76,7 +76,9 @@ def make_optimizer(kind: str, model: torch.nn.Module) -> torch.optim.Optimizer |
         optimizer = torch.optim.SGD(params, lr=0.01, foreach=True)
         optimizer.step = torch._dynamo.disable(optimizer.step)  # type: ignore[method-assign]
         return optimizer
-    return torch.optim.Adam(params, lr=0.01, capturable=True, foreach=True)
+    # Capturable keeps Adam's step count on the device, as upstream's; the CPU has no capturable Adam.
+    capturable = any(p.device.type != "cpu" for p in params)
+    return torch.optim.Adam(params, lr=0.01, capturable=capturable, foreach=True)
 
 
 def cast_floats(value: Any, dtype: torch.dtype) -> Any:
